@@ -1,0 +1,59 @@
+import { z } from 'zod'
+
+/** Settings from the environment (../shared/contract/runtime.md), checked once at start-up. */
+
+const positive = z.coerce.number().int().positive()
+/** An empty variable counts as unset, as shells and compose files often leave them. */
+const optional = (schema: z.ZodType<string>) =>
+  z.preprocess((v) => (v === '' ? undefined : v), schema.optional())
+
+export const settings = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65_535).default(4000),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    UPSTREAM_URL: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })),
+    UPSTREAM_TOKEN: optional(z.string()),
+    UPSTREAM_LANGUAGE_HEADER: z
+      .string()
+      .regex(/^[A-Za-z0-9-]+$/, 'must be an HTTP header name')
+      .default('Accept-Language'),
+    UPSTREAM_TIMEOUT_MS: positive.default(10_000),
+    UPSTREAM_MAX_CONNECTIONS: positive.default(32),
+    MAX_OPERATION_COST: positive.default(1000),
+    MAX_DEPTH: positive.default(16),
+    MAX_ALIASES: positive.default(30),
+    MAX_BODY_BYTES: positive.default(102_400),
+    LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+    NODE_ENV: z.string().default('development'),
+  })
+  // The same settings under the names the code uses.
+  .transform((e) => ({
+    port: e.PORT,
+    host: e.HOST,
+    /** Unset: main.ts starts the embedded demo upstream. */
+    upstreamUrl: e.UPSTREAM_URL,
+    upstreamToken: e.UPSTREAM_TOKEN,
+    upstreamLanguageHeader: e.UPSTREAM_LANGUAGE_HEADER,
+    upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
+    upstreamMaxConnections: e.UPSTREAM_MAX_CONNECTIONS,
+    maxOperationCost: e.MAX_OPERATION_COST,
+    maxDepth: e.MAX_DEPTH,
+    maxAliases: e.MAX_ALIASES,
+    maxBodyBytes: e.MAX_BODY_BYTES,
+    logLevel: e.LOG_LEVEL,
+    /** Masks unexpected errors and turns off development details. */
+    production: e.NODE_ENV === 'production',
+  }))
+
+export type Config = z.output<typeof settings>
+
+export class ConfigError extends Error {}
+
+/** Parses the environment; a bad value throws a ConfigError with one line naming the variable. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const parsed = settings.safeParse(env)
+  if (parsed.success) return parsed.data
+  const issue = parsed.error.issues[0]
+  const name = String(issue?.path[0] ?? 'environment')
+  throw new ConfigError(`Invalid setting ${name}: ${issue?.message ?? 'invalid value'}`)
+}

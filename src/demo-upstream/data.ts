@@ -1,0 +1,454 @@
+import { belgianCheckDigits, type Country, luhnCheckDigit } from '../company-number.js'
+import type { CompanyIdentifier } from '../upstream/common.js'
+import type { Financial } from '../upstream/financials.js'
+import type { List } from '../upstream/lists.js'
+import { Random } from './random.js'
+import {
+  FAMILY_NAMES,
+  FIRST_NAMES,
+  LEGAL_FORMS,
+  LIST_COLUMNS,
+  LIST_OWNERS,
+  OFFICIAL_ROLES,
+  PLACES,
+  POSITIONS,
+  type Position,
+  SECTORS,
+  SENIORITIES,
+  type Sector,
+} from './vocabulary.js'
+
+/**
+ * The demo data set: deterministic (same seed, same data), large enough to exercise paging
+ * across upstream pages, and shaped like the real thing (valid numbers, consistent figures,
+ * mutual relationships, lists of both kinds).
+ */
+
+export interface DemoCompany extends CompanyIdentifier {
+  name: string
+  place: string
+  index: number
+  sector: Sector
+  employees: number
+}
+
+export interface DemoRelationship {
+  identifier: CompanyIdentifier | null
+  function?: string
+  percentage?: number
+  name?: string
+}
+
+export interface DemoContact {
+  contactId: number
+  firstName: string
+  lastName: string
+  position: Position
+  officialRoles: string[]
+}
+
+export interface DemoListMember {
+  company: DemoCompany
+  matchedSince: string
+  /** SMART lists only: which view the member shows in. */
+  status: 'SAVED' | 'ARCHIVED' | 'NEW'
+}
+
+export interface DemoList extends List {
+  members: DemoListMember[]
+  contacts: { contact: DemoContact; company: DemoCompany }[]
+}
+
+const COUNTRY_COUNTS: Record<Country, number> = { BE: 1000, NL: 800, FR: 600 }
+/** The newest bookkeeping year in the data set. */
+const LATEST_YEAR = 2025
+const NOW = Date.parse('2026-10-01T09:00:00.000Z')
+const DAY = 86_400_000
+
+export function identifierOf(company: DemoCompany): CompanyIdentifier {
+  return {
+    country: company.country,
+    companyNumber: company.companyNumber,
+    name: company.name,
+    place: company.place,
+  }
+}
+
+export class DemoData {
+  readonly companies: DemoCompany[] = []
+  readonly lists: DemoList[] = []
+  private readonly byKey = new Map<string, DemoCompany>()
+  private readonly parents = new Map<DemoCompany, DemoRelationship[]>()
+  private readonly children = new Map<DemoCompany, DemoRelationship[]>()
+  private readonly financialCache = new Map<DemoCompany, Financial[]>()
+  private readonly contactCache = new Map<DemoCompany, DemoContact[]>()
+  private readonly lookalikeCache = new Map<
+    DemoCompany,
+    { company: DemoCompany; score: number }[]
+  >()
+
+  constructor(private readonly seed = 20261121) {
+    const random = new Random(seed)
+    this.makeCompanies(random)
+    this.makeRelationships(random)
+    this.makeLists(random)
+  }
+
+  company(country: string, companyNumber: string): DemoCompany | undefined {
+    return this.byKey.get(`${country}:${companyNumber}`)
+  }
+
+  list(id: number): DemoList | undefined {
+    return this.lists.find((list) => list.id === id)
+  }
+
+  relationshipsOf(company: DemoCompany) {
+    return { parents: this.parents.get(company) ?? [], children: this.children.get(company) ?? [] }
+  }
+
+  /** Newest period first. */
+  financialsOf(company: DemoCompany): Financial[] {
+    return memo(this.financialCache, company, () =>
+      makeFinancials(company, this.randomFor(company, 1)),
+    )
+  }
+
+  /** Ordered by seniority, then name. */
+  contactsOf(company: DemoCompany): DemoContact[] {
+    return memo(this.contactCache, company, () => makeContacts(company, this.randomFor(company, 2)))
+  }
+
+  /** Best match first. */
+  lookalikesOf(company: DemoCompany) {
+    return memo(this.lookalikeCache, company, () => {
+      const random = this.randomFor(company, 3)
+      if (random.chance(0.06)) return []
+      const sameSector = this.companies.filter((c) => c.sector === company.sector && c !== company)
+      const picked = random.sample(sameSector, random.int(8, 25))
+      let score = random.between(0.9, 0.995)
+      return picked.map((other) => {
+        score -= random.between(0.004, 0.03)
+        return { company: other, score: Math.max(0.05, score) + random.next() * 1e-9 }
+      })
+    })
+  }
+
+  /** Each company's own stream, so lazily made parts do not depend on request order. */
+  private randomFor(company: DemoCompany, part: number) {
+    return new Random(this.seed ^ Math.imul(company.index + 1, 2654435761) ^ (part << 24))
+  }
+
+  private makeCompanies(random: Random) {
+    const taken = new Set<string>()
+    for (const country of ['BE', 'NL', 'FR'] as const) {
+      for (let i = 0; i < COUNTRY_COUNTS[country]; i++) {
+        let companyNumber: string
+        do companyNumber = makeNumber(country, random)
+        while (taken.has(`${country}:${companyNumber}`))
+        taken.add(`${country}:${companyNumber}`)
+        const sector = random.pick(SECTORS)
+        const company: DemoCompany = {
+          index: this.companies.length,
+          country,
+          companyNumber,
+          name: makeName(country, sector, random),
+          place: random.pick(PLACES[country]),
+          sector,
+          // Most companies are small, a few are large: a log-uniform head count.
+          employees: Math.round(Math.exp(random.between(0, Math.log(2500)))),
+        }
+        this.companies.push(company)
+        this.byKey.set(`${country}:${companyNumber}`, company)
+      }
+    }
+  }
+
+  /** Groups with a holding that owns shares of its subsidiaries; both sides list the link. */
+  private makeRelationships(random: Random) {
+    const push = (
+      map: Map<DemoCompany, DemoRelationship[]>,
+      at: DemoCompany,
+      item: DemoRelationship,
+    ) => map.set(at, [...(map.get(at) ?? []), item])
+    const holdings = random.sample(this.companies, 320)
+    const owned = new Set<DemoCompany>(holdings)
+    for (const holding of holdings) {
+      const candidates = this.companies.filter((c) => !owned.has(c))
+      for (const subsidiary of random.sample(candidates, random.int(1, 5))) {
+        owned.add(subsidiary)
+        let left = 1
+        const share = round(random.pick([1, 0.51, 0.6, 0.75, random.between(0.2, 0.95)]), 4)
+        left -= share
+        push(this.parents, subsidiary, {
+          identifier: identifierOf(holding),
+          function: 'SHAREHOLDER',
+          percentage: share,
+          name: holding.name,
+        })
+        push(this.children, holding, {
+          identifier: identifierOf(subsidiary),
+          function: 'SHAREHOLDER',
+          percentage: share,
+          name: subsidiary.name,
+        })
+        // The rest is held by people or parties the upstream has no identifier for.
+        if (left > 0.01) {
+          const person = `${random.pick(FIRST_NAMES[subsidiary.country])} ${random.pick(FAMILY_NAMES[subsidiary.country])}`
+          push(this.parents, subsidiary, {
+            identifier: null,
+            function: 'SHAREHOLDER',
+            percentage: round(left, 4),
+            name: person,
+          })
+        }
+        if (random.chance(0.15)) push(this.parents, subsidiary, { identifier: null })
+      }
+    }
+  }
+
+  private makeLists(random: Random) {
+    const specs: {
+      name: string
+      type: 'STATIC' | 'SMART'
+      size: number
+      pool: (c: DemoCompany) => boolean
+    }[] = [
+      { name: 'Key accounts Benelux', type: 'STATIC', size: 1234, pool: (c) => c.country !== 'FR' },
+      {
+        name: 'Fast-growing software France',
+        type: 'SMART',
+        size: 0,
+        pool: (c) => c.country === 'FR' || c.sector.key === 'software',
+      },
+      {
+        name: 'Prospects Antwerp logistics',
+        type: 'STATIC',
+        size: 42,
+        pool: (c) => c.sector.key === 'logistics',
+      },
+      {
+        name: 'Dutch installers 50+ FTE',
+        type: 'SMART',
+        size: 0,
+        pool: (c) => c.country === 'NL' && c.employees >= 50,
+      },
+      { name: 'Competitors', type: 'STATIC', size: 12, pool: (c) => c.sector.key === 'consulting' },
+      {
+        name: 'Walloon manufacturing',
+        type: 'SMART',
+        size: 0,
+        pool: (c) => c.country === 'BE' && c.sector.key === 'manufacturing',
+      },
+      { name: 'Partners', type: 'STATIC', size: 25, pool: () => true },
+      {
+        name: 'Healthcare Randstad',
+        type: 'SMART',
+        size: 0,
+        pool: (c) => c.sector.key === 'healthcare',
+      },
+      { name: 'Churned customers', type: 'STATIC', size: 310, pool: () => true },
+      { name: 'Empty shortlist', type: 'STATIC', size: 0, pool: () => false },
+    ]
+    specs.forEach((spec, i) => {
+      const pool = this.companies.filter(spec.pool)
+      // A SMART list holds every company that matches its filters.
+      const chosen = spec.type === 'SMART' ? pool : random.sample(pool, spec.size)
+      const createdAt = NOW - random.int(200, 900) * DAY
+      const members: DemoListMember[] = chosen
+        .map((company) => {
+          const status =
+            spec.type === 'SMART'
+              ? random.pick(['SAVED', 'SAVED', 'ARCHIVED', 'NEW'] as const)
+              : 'SAVED'
+          const since =
+            status === 'NEW' ? NOW - random.int(0, 14) * DAY : random.int(createdAt, NOW - 15 * DAY)
+          return {
+            company,
+            status,
+            matchedSince: new Date(since - random.int(0, DAY)).toISOString(),
+          }
+        })
+        .sort(
+          (a, b) =>
+            b.matchedSince.localeCompare(a.matchedSince) || a.company.index - b.company.index,
+        )
+      const contacts = members
+        .slice(0, 220)
+        .flatMap(({ company }) =>
+          random
+            .sample(this.contactsOf(company), random.int(0, 2))
+            .map((contact) => ({ contact, company })),
+        )
+      const type = spec.type
+      this.lists.push({
+        id: 1001 + i,
+        name: spec.name,
+        type,
+        columns: random.sample(LIST_COLUMNS, random.int(2, LIST_COLUMNS.length)),
+        shared: random.chance(0.4),
+        // Notifications can only be enabled for STATIC lists.
+        notifications: { enabled: type === 'STATIC' && random.chance(0.5) },
+        amountOfCompanies: members.length,
+        newResults: type === 'SMART' ? members.filter((m) => m.status === 'NEW').length : null,
+        createdAt: new Date(createdAt).toISOString(),
+        updatedAt: new Date(NOW - random.int(0, 30) * DAY).toISOString(),
+        createdBy: random.pick(LIST_OWNERS),
+        members,
+        contacts,
+      })
+    })
+  }
+}
+
+function memo<K, V>(cache: Map<K, V>, key: K, make: () => V): V {
+  let value = cache.get(key)
+  if (value === undefined) {
+    value = make()
+    cache.set(key, value)
+  }
+  return value
+}
+
+function round(value: number, decimals = 2): number {
+  const f = 10 ** decimals
+  return Math.round(value * f) / f
+}
+
+function makeNumber(country: Country, random: Random): string {
+  switch (country) {
+    case 'BE': {
+      const firstEight = `0${random.int(2, 9)}${random.digits(6)}`
+      return `${firstEight}${belgianCheckDigits(firstEight)}`
+    }
+    case 'NL':
+      return `${random.int(1, 9)}${random.digits(7)}`
+    case 'FR': {
+      const firstEight = `${random.int(3, 9)}${random.digits(7)}`
+      return `${firstEight}${luhnCheckDigit(firstEight)}`
+    }
+  }
+}
+
+function makeName(country: Country, sector: Sector, random: Random): string {
+  const family = random.pick(FAMILY_NAMES[country])
+  const word = random.pick(sector.words[country])
+  const form = random.pick(LEGAL_FORMS[country])
+  const style = random.int(0, 2)
+  if (style === 0) return `${family} ${word} ${form}`
+  if (style === 1) return `${word} ${family} ${form}`
+  return `${family} & ${random.pick(FAMILY_NAMES[country])} ${form}`
+}
+
+/** 0–10 years of statements whose figures hang together; some unknown, some negative. */
+function makeFinancials(company: DemoCompany, random: Random): Financial[] {
+  const years = random.chance(0.08) ? 0 : random.int(1, 10)
+  const { sector } = company
+  const fiscalYearEndsInJune = random.chance(0.15)
+  // Small Belgian companies file abbreviated accounts without revenue.
+  const revenueUnknown = company.country === 'BE' && company.employees < 20 && random.chance(0.6)
+  const capital = random.chance(0.85)
+    ? round(random.pick([18_550, 61_500, 62_000, 100_000, 250_000, 1_000_000]))
+    : null
+  const records: Financial[] = []
+  let employees = company.employees
+  for (let k = 0; k < years; k++) {
+    const year = LATEST_YEAR - k
+    const endDate = fiscalYearEndsInJune ? `${year}-06-30` : `${year}-12-31`
+    const startDate = fiscalYearEndsInJune ? `${year - 1}-07-01` : `${year}-01-01`
+    const received = new Date(Date.parse(endDate) + random.int(90, 210) * DAY)
+      .toISOString()
+      .slice(0, 10)
+    const revenue = employees * sector.revenuePerEmployee * random.between(0.7, 1.3)
+    const grossMargin = revenue * sector.grossMargin * random.between(0.85, 1.15)
+    const ebitda = revenue * sector.ebitdaMargin * random.between(-0.6, 1.6)
+    const ebit = ebitda - revenue * random.between(0.01, 0.05)
+    const netProfit = ebit > 0 ? ebit * 0.75 - revenue * 0.005 : ebit - revenue * 0.005
+    const totalAssets = revenue * random.between(0.4, 1.1)
+    const equity = totalAssets * random.between(-0.1, 0.6)
+    const debt = totalAssets - equity
+    const longTermDebt = debt * random.between(0.2, 0.6)
+    const shortTermDebt = debt - longTermDebt
+    const ltFinancial = longTermDebt * random.between(0.6, 1)
+    const stPayable = shortTermDebt * random.between(0.4, 0.8)
+    const currentAssets = totalAssets * random.between(0.3, 0.7)
+    const inventory = currentAssets * random.between(0, 0.4)
+    const cash = currentAssets * random.between(0.1, 0.5)
+    const male = round(random.between(0.25, 0.85), 4)
+    const newHires = Math.round(employees * random.between(0, 0.25))
+    records.push({
+      startDate,
+      endDate,
+      dateReceived: k === 0 && random.chance(0.1) ? null : received,
+      healthIndicator: random.int(1, 10),
+      jointCommitteeCodes:
+        company.country === 'BE' ? random.sample(sector.jointCommittees, random.int(1, 2)) : [],
+      profitability: {
+        revenue: revenueUnknown ? null : round(revenue),
+        grossMargin: round(grossMargin),
+        ebitda: round(ebitda),
+        ebit: round(ebit),
+        netProfit: round(netProfit),
+      },
+      liquidity: {
+        cash: round(cash),
+        cashFlow: round(netProfit + revenue * random.between(0.01, 0.05)),
+        netWorkingCapital: round(currentAssets - shortTermDebt),
+        netWorkingCapitalRequirement: round(currentAssets - cash - stPayable),
+        currentRatio: round(currentAssets / shortTermDebt, 4),
+        quickRatio: round((currentAssets - inventory) / shortTermDebt, 4),
+      },
+      solvency: {
+        totalAssets: round(totalAssets),
+        equity: round(equity),
+        capital,
+        retainedEarnings: round(equity - (capital ?? 0)),
+        debt: round(debt),
+        longTermDebt: round(longTermDebt),
+        longTermDebtFinancial: round(ltFinancial),
+        longTermDebtAccountsPayable: round(longTermDebt - ltFinancial),
+        shortTermDebt: round(shortTermDebt),
+        shortTermDebtFinancial: round(shortTermDebt - stPayable),
+        shortTermDebtAccountsPayable: round(stPayable),
+      },
+      people: {
+        employees,
+        newHires,
+        employeeMaleRatio: male,
+        employeeFemaleRatio: round(1 - male, 4),
+      },
+    })
+    // Going back in time, the company was a little smaller (or larger).
+    employees = Math.max(1, Math.round(employees / random.between(0.9, 1.2)))
+  }
+  return records
+}
+
+function makeContacts(company: DemoCompany, random: Random): DemoContact[] {
+  const count = Math.min(30, random.int(0, 3) + Math.round(Math.log2(company.employees + 1) * 2))
+  const seniorityRank = (p: Position) => SENIORITIES.indexOf(p.seniority)
+  const contacts: DemoContact[] = []
+  // Every company with contacts has one chief executive, listed first.
+  const [chief, ...others] = POSITIONS
+  for (let i = 0; i < count; i++) {
+    const position = i === 0 && chief ? chief : random.pick(others)
+    const senior = position.seniority === 'C_LEVEL' || position.seniority === 'VP'
+    contacts.push({
+      // Stable per company and position in it, so identical on every run.
+      contactId: company.index * 100 + i + 100_000,
+      firstName: random.pick(FIRST_NAMES[company.country]),
+      lastName: random.pick(FAMILY_NAMES[company.country]),
+      position,
+      officialRoles: senior
+        ? random.sample(OFFICIAL_ROLES, random.int(1, 2))
+        : random.chance(0.05)
+          ? ['DIRECTOR']
+          : [],
+    })
+  }
+  return contacts.sort(
+    (a, b) =>
+      seniorityRank(a.position) - seniorityRank(b.position) ||
+      a.lastName.localeCompare(b.lastName) ||
+      a.contactId - b.contactId,
+  )
+}

@@ -1,0 +1,369 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { List } from '../upstream/lists.js'
+import {
+  type DemoCompany,
+  type DemoContact,
+  DemoData,
+  type DemoList,
+  identifierOf,
+} from './data.js'
+
+/**
+ * The embedded demo upstream: a real HTTP server on loopback implementing the whole REST
+ * interface of ../shared/upstream-rest-api.md over the demo data set. The gateway talks to it
+ * exactly as to production. Tests use its hooks to inject latency and faults and to read the
+ * calls it received.
+ */
+
+export const DEMO_TOKEN = 'demo-token'
+const MAX_LIMIT = 500
+
+export interface DemoUpstreamOptions {
+  /** Port on 127.0.0.1; 0 (the default) takes a free one. */
+  port?: number
+  /** Bearer tokens accepted; default just DEMO_TOKEN. */
+  tokens?: readonly string[]
+  /** Header that selects the language (NL, FR, EN); default Accept-Language. */
+  languageHeader?: string
+  /** The data set; one is generated when absent. */
+  data?: DemoData
+}
+
+/** One request the demo received, as tests read it. */
+export interface ReceivedCall {
+  method: string
+  path: string
+  query: Record<string, string>
+  /** The bearer token sent, if any. */
+  token: string | undefined
+  language: string | undefined
+}
+
+/** A fault applied to the requests whose path matches, `times` times (default: until cleared). */
+export interface Fault {
+  path: string | RegExp
+  times?: number
+  /** Wait before sending the status line and headers. */
+  delayMs?: number
+  /** Answer with this status (and a small JSON error body) instead of the real answer. */
+  status?: number
+  retryAfter?: string
+  /** Replace the body with exactly this text (malformed JSON, an oversized body …). */
+  body?: string
+  /** Change the real JSON answer before sending it (to break the documented shape). */
+  transform?: (json: unknown) => unknown
+  /** Send the headers, then wait this long before the body. */
+  bodyDelayMs?: number
+  /** Send the headers and half the body, then reset the connection. */
+  resetMidBody?: boolean
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+type Query = URLSearchParams
+type Route = (match: string[], query: Query, language: Language) => unknown
+type Language = 'NL' | 'FR' | 'EN'
+
+export class DemoUpstream {
+  readonly data: DemoData
+  private readonly server: Server
+  private readonly tokens: Set<string>
+  private readonly languageHeader: string
+  private readonly received: ReceivedCall[] = []
+  private faults: (Fault & { used: number })[] = []
+  private readonly routes: [RegExp, Route][]
+  /** Added before every answer, to model a remote service. */
+  latencyMs = 0
+  url = ''
+
+  constructor(private readonly options: DemoUpstreamOptions = {}) {
+    this.data = options.data ?? new DemoData()
+    this.tokens = new Set(options.tokens ?? [DEMO_TOKEN])
+    this.languageHeader = (options.languageHeader ?? 'accept-language').toLowerCase()
+    this.server = createServer((req, res) => void this.handle(req, res))
+    this.server.keepAliveTimeout = 60_000
+    const company = '/v1/companies/([^/]+)/([^/]+)'
+    this.routes = [
+      [/^\/v1\/lists$/, (_, q) => this.listOverview(q)],
+      [/^\/v1\/lists\/([^/]+)$/, ([id]) => ({ data: [this.listOf(id)].map(listBody) })],
+      [/^\/v1\/lists\/([^/]+)\/companies$/, ([id], q) => this.listCompanies(id, q)],
+      [/^\/v1\/lists\/([^/]+)\/contacts$/, ([id], q, lang) => this.listContacts(id, q, lang)],
+      [new RegExp(`^${company}/financials$`), (m, q) => this.financials(m, q)],
+      [new RegExp(`^${company}/lookalikes$`), (m) => this.lookalikes(m)],
+      [new RegExp(`^${company}/relationships$`), (m) => this.relationships(m)],
+      [new RegExp(`^${company}/contacts$`), (m, q, lang) => this.companyContacts(m, q, lang)],
+    ]
+  }
+
+  async start(): Promise<string> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject)
+      this.server.listen(this.options.port ?? 0, '127.0.0.1', resolve)
+    })
+    const { port } = this.server.address() as AddressInfo
+    this.url = `http://127.0.0.1:${port}`
+    return this.url
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections()
+    await new Promise<void>((resolve) => this.server.close(() => resolve()))
+  }
+
+  /** Calls received since the last reset, oldest first. */
+  calls(): ReceivedCall[] {
+    return [...this.received]
+  }
+
+  inject(fault: Fault): void {
+    this.faults.push({ ...fault, used: 0 })
+  }
+
+  /** Forget calls and faults and remove latency, between tests. */
+  reset(): void {
+    this.received.length = 0
+    this.faults = []
+    this.latencyMs = 0
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse) {
+    const url = new URL(req.url ?? '/', 'http://demo')
+    const auth = req.headers.authorization
+    const token = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length) : undefined
+    const languageValue = req.headers[this.languageHeader]
+    const language = Array.isArray(languageValue) ? languageValue[0] : languageValue
+    this.received.push({
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      token,
+      language,
+    })
+    const fault = this.faultFor(url.pathname)
+    const delay = this.latencyMs + (fault?.delayMs ?? 0)
+    if (delay > 0) await sleep(delay)
+    if (res.destroyed) return
+
+    let status = 200
+    let payload: unknown
+    try {
+      if (req.method !== 'GET') throw new HttpError(405, 'only GET is supported')
+      if (token === undefined || !this.tokens.has(token)) {
+        throw new HttpError(401, 'a valid bearer token is required')
+      }
+      payload = this.route(url, parseLanguage(language))
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error
+      status = error.status
+      payload = { error: { status, message: error.message } }
+    }
+    if (fault?.status !== undefined) {
+      status = fault.status
+      payload = { error: { status, message: 'injected fault' } }
+    }
+    if (fault?.transform !== undefined) payload = fault.transform(payload)
+    const body = fault?.body ?? JSON.stringify(payload)
+    const headers: Record<string, string> = { 'content-type': 'application/json' }
+    if (fault?.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter
+    res.writeHead(status, headers)
+    if (fault?.resetMidBody) {
+      res.write(body.slice(0, Math.floor(body.length / 2)))
+      setTimeout(() => res.socket?.resetAndDestroy(), 5)
+      return
+    }
+    if (fault?.bodyDelayMs !== undefined) {
+      res.flushHeaders()
+      await sleep(fault.bodyDelayMs)
+      if (res.destroyed) return
+    }
+    res.end(body)
+  }
+
+  private faultFor(path: string) {
+    const fault = this.faults.find(
+      (f) =>
+        (typeof f.path === 'string' ? f.path === path : f.path.test(path)) &&
+        (f.times === undefined || f.used < f.times),
+    )
+    if (fault) fault.used++
+    return fault
+  }
+
+  private route(url: URL, language: Language): unknown {
+    for (const [pattern, route] of this.routes) {
+      const match = pattern.exec(url.pathname)
+      if (match) return route(match.slice(1).map(decodeURIComponent), url.searchParams, language)
+    }
+    throw new HttpError(404, 'no such resource')
+  }
+
+  private listOverview(query: Query) {
+    const type = oneOf(query, 'type', ['STATIC', 'SMART', 'OVERVIEW'], 'OVERVIEW')
+    const lists = this.data.lists.filter((list) => type === 'OVERVIEW' || list.type === type)
+    return paged(lists.map(listBody), query)
+  }
+
+  private listOf(id: string | undefined) {
+    const list = /^\d+$/.test(id ?? '') ? this.data.list(Number(id)) : undefined
+    if (!list) throw new HttpError(404, 'no such list')
+    return list
+  }
+
+  private listCompanies(id: string | undefined, query: Query) {
+    const list = this.listOf(id)
+    const view = oneOf(query, 'type', ['SAVED', 'ARCHIVED', 'NEW', 'ALL'], 'ALL')
+    // The view filters SMART lists only; a STATIC list has no views.
+    const members =
+      list.type === 'SMART' && view !== 'ALL'
+        ? list.members.filter((m) => m.status === view)
+        : list.members
+    return paged(
+      members.map((m) => ({ identifier: identifierOf(m.company), matchedSince: m.matchedSince })),
+      query,
+    )
+  }
+
+  private listContacts(id: string | undefined, query: Query, language: Language) {
+    const list = this.listOf(id)
+    return paged(
+      list.contacts.map(({ contact, company }) => ({
+        ...contactBody(contact, language),
+        company: identifierOf(company),
+      })),
+      query,
+    )
+  }
+
+  private companyOf([country, number]: string[]): DemoCompany {
+    if (!['BE', 'NL', 'FR'].includes(country ?? '')) {
+      throw new HttpError(400, 'countryCode must be one of BE, NL, FR')
+    }
+    const company = this.data.company(country ?? '', number ?? '')
+    if (!company) throw new HttpError(404, 'no such company')
+    return company
+  }
+
+  private financials(match: string[], query: Query) {
+    const company = this.companyOf(match)
+    return { identifier: identifierOf(company), ...paged(this.data.financialsOf(company), query) }
+  }
+
+  private lookalikes(match: string[]) {
+    const company = this.companyOf(match)
+    return {
+      identifier: identifierOf(company),
+      data: this.data.lookalikesOf(company).map(({ company: other, score }) => ({
+        companyId: { country: other.country, companyNumber: other.companyNumber },
+        score,
+      })),
+    }
+  }
+
+  private relationships(match: string[]) {
+    const company = this.companyOf(match)
+    return { identifier: identifierOf(company), data: this.data.relationshipsOf(company) }
+  }
+
+  private companyContacts(match: string[], query: Query, language: Language) {
+    const company = this.companyOf(match)
+    const q = query.get('q')?.toLowerCase()
+    const onlyOfficial = boolean(query, 'onlyOfficialRoles')
+    const seniorities = csv(query, 'seniorities')
+    const departments = csv(query, 'departments')
+    const roles = csv(query, 'officialRoles')
+    const contacts = this.data
+      .contactsOf(company)
+      .filter(
+        (c) =>
+          (!q ||
+            [
+              c.firstName,
+              c.lastName,
+              `${c.firstName} ${c.lastName}`,
+              c.position.title[language],
+            ].some((text) => text.toLowerCase().includes(q))) &&
+          (!onlyOfficial || c.officialRoles.length > 0) &&
+          (!seniorities || seniorities.includes(c.position.seniority)) &&
+          (!departments || departments.includes(c.position.department)) &&
+          (!roles || c.officialRoles.some((role) => roles.includes(role))),
+      )
+    return {
+      identifier: identifierOf(company),
+      ...paged(
+        contacts.map((c) => contactBody(c, language)),
+        query,
+        4,
+      ),
+    }
+  }
+}
+
+function listBody({ members: _members, contacts: _contacts, ...list }: DemoList): List {
+  return list
+}
+
+function contactBody(contact: DemoContact, language: Language) {
+  return {
+    jobTitle: contact.position.title[language],
+    identifier: {
+      contactId: contact.contactId,
+      firstName: contact.firstName,
+      lastName: contact.lastName,
+    },
+  }
+}
+
+function parseLanguage(value: string | undefined): Language {
+  const upper = value?.trim().toUpperCase()
+  return upper === 'NL' || upper === 'FR' ? upper : 'EN'
+}
+
+function integer(query: Query, name: string, fallback: number, max = Number.MAX_SAFE_INTEGER) {
+  const raw = query.get(name)
+  if (raw === null) return fallback
+  if (!/^\d+$/.test(raw)) throw new HttpError(400, `${name} must be a non-negative integer`)
+  const value = Number(raw)
+  if (value > max) throw new HttpError(400, `${name} must be at most ${max}`)
+  return value
+}
+
+function paged<T>(items: readonly T[], query: Query, defaultLimit = 20) {
+  const limit = integer(query, 'limit', defaultLimit, MAX_LIMIT)
+  const offset = integer(query, 'offset', 0)
+  return {
+    data: items.slice(offset, offset + limit),
+    pagination: { limit, offset, total: items.length },
+  }
+}
+
+function oneOf<T extends string>(
+  query: Query,
+  name: string,
+  allowed: readonly T[],
+  fallback: T,
+): T {
+  const raw = query.get(name)
+  if (raw === null) return fallback
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new HttpError(400, `${name} must be one of ${allowed.join(', ')}`)
+  }
+  return raw as T
+}
+
+function boolean(query: Query, name: string): boolean {
+  return oneOf(query, name, ['true', 'false'], 'false') === 'true'
+}
+
+function csv(query: Query, name: string): string[] | undefined {
+  const raw = query.get(name)
+  return raw === null || raw === '' ? undefined : raw.split(',')
+}

@@ -1,0 +1,53 @@
+import { createServer } from 'node:http'
+import { ConfigError, loadConfig } from './config.js'
+import { DEMO_TOKEN, DemoUpstream } from './demo-upstream/server.js'
+import { createLogger } from './logger.js'
+import { createGateway } from './yoga.js'
+
+/** Reads the settings, starts the demo upstream when no UPSTREAM_URL is set, and listens. */
+
+let config: ReturnType<typeof loadConfig>
+try {
+  config = loadConfig(process.env)
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error
+  console.error(error.message)
+  process.exit(1)
+}
+
+const logger = createLogger(config.logLevel)
+let demo: DemoUpstream | undefined
+let upstreamUrl = config.upstreamUrl
+let upstreamToken = config.upstreamToken
+if (upstreamUrl === undefined) {
+  demo = new DemoUpstream({ languageHeader: config.upstreamLanguageHeader })
+  upstreamUrl = await demo.start()
+  upstreamToken ??= DEMO_TOKEN
+  logger.info(
+    `No UPSTREAM_URL set: serving demo data from the embedded demo upstream at ${upstreamUrl}`,
+  )
+}
+
+const gateway = createGateway({ ...config, upstreamUrl, upstreamToken }, logger)
+const server = createServer(gateway.yoga)
+server.on('error', (error) => {
+  logger.error(`Cannot listen on ${config.host}:${config.port}: ${error.message}`)
+  process.exit(1)
+})
+server.listen(config.port, config.host, () => {
+  logger.info(`Gateway ready: GraphiQL and GraphQL at http://${config.host}:${config.port}/graphql`)
+})
+
+/** Stop taking connections, let requests in flight finish (bounded), then release the upstream. */
+async function shutdown(signal: string) {
+  logger.info(`${signal} received: draining`)
+  const force = setTimeout(() => process.exit(1), 10_000).unref()
+  server.closeIdleConnections()
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  await gateway.close()
+  await demo?.stop()
+  clearTimeout(force)
+  process.exit(0)
+}
+process.once('SIGTERM', () => void shutdown('SIGTERM'))
+process.once('SIGINT', () => void shutdown('SIGINT'))

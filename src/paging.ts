@@ -1,0 +1,127 @@
+import { badUserInput } from './errors.js'
+
+/**
+ * Relay cursor paging over the upstream's limit/offset paging: the one helper every connection
+ * uses, whether the upstream pages (financials, lists, contacts) or the gateway does (lookalikes).
+ *
+ * A cursor is the item's absolute offset, tagged with the connection it belongs to, so the same
+ * item has the same cursor whatever page it came from, and a cursor from another connection is
+ * refused instead of silently paging something else.
+ */
+
+export interface PageArgs {
+  first?: number | null | undefined
+  after?: string | null | undefined
+  last?: number | null | undefined
+  before?: string | null | undefined
+}
+
+/** Upstream limit per request, and so the largest page a client may ask for. */
+export const MAX_PAGE = 500
+export const DEFAULT_PAGE = 20
+
+/** Part of a collection and the collection's size, as one upstream page returns it. */
+export interface Slice<T> {
+  items: readonly T[]
+  total: number
+}
+
+/** A paged upstream answer as the paging helper takes it. */
+export function sliceOf<T>(response: {
+  data: readonly T[]
+  pagination: { total: number }
+}): Slice<T> {
+  return { items: response.data, total: response.pagination.total }
+}
+
+export interface Edge<T> {
+  cursor: string
+  node: T
+}
+
+export interface OffsetConnection<T> {
+  edges: Edge<T>[]
+  pageInfo: {
+    hasNextPage: boolean
+    hasPreviousPage: boolean
+    startCursor: string | null
+    endCursor: string | null
+  }
+  totalCount: number
+}
+
+export function encodeCursor(connection: string, offset: number): string {
+  return Buffer.from(`${connection}:${offset}`).toString('base64url')
+}
+
+export function decodeCursor(connection: string, cursor: string, argument: string): number {
+  const text = Buffer.from(cursor, 'base64url').toString()
+  const match = /^([A-Za-z]+):(\d{1,9})$/.exec(text)
+  if (match?.[1] !== connection || Buffer.from(text).toString('base64url') !== cursor) {
+    throw badUserInput(`${argument} is not a cursor of this connection (${connection})`, argument)
+  }
+  return Number(match[2])
+}
+
+function pageSize(value: number | null | undefined, argument: string): number | undefined {
+  if (value === null || value === undefined) return undefined
+  if (!Number.isInteger(value) || value < 0 || value > MAX_PAGE) {
+    throw badUserInput(`${argument} must be between 0 and ${MAX_PAGE}`, argument)
+  }
+  return value
+}
+
+/**
+ * Checks the arguments (before any upstream call), works out which offsets are wanted, fetches
+ * them with as few `fetch(offset, limit)` calls as possible and builds the connection.
+ * `last` without `before` needs the total first: one call fetches `last` items from the start
+ * and gives the total; a second is made only when that first answer did not reach the end.
+ */
+export async function pageOverOffsets<T>(
+  connection: string,
+  args: PageArgs,
+  fetch: (offset: number, limit: number) => Promise<Slice<T>>,
+): Promise<OffsetConnection<T>> {
+  let first = pageSize(args.first, 'first')
+  let last = pageSize(args.last, 'last')
+  const after = args.after == null ? undefined : decodeCursor(connection, args.after, 'after')
+  const before = args.before == null ? undefined : decodeCursor(connection, args.before, 'before')
+  if (first === undefined && last === undefined) {
+    // Backward when only `before` is given, forward otherwise.
+    if (before !== undefined && after === undefined) last = DEFAULT_PAGE
+    else first = DEFAULT_PAGE
+  }
+
+  let start = after === undefined ? 0 : after + 1
+  let end = before ?? Number.POSITIVE_INFINITY
+  if (first !== undefined) end = Math.min(end, start + first)
+  let probe: { offset: number; slice: Slice<T> } | undefined
+  if (last !== undefined) {
+    if (end === Number.POSITIVE_INFINITY) {
+      // Where the collection ends is unknown until an answer gives the total.
+      probe = { offset: start, slice: await fetch(start, Math.max(last, 1)) }
+      end = Math.max(start, probe.slice.total)
+    }
+    start = Math.max(start, end - last)
+  }
+  const want = Math.max(0, end - start)
+  const { offset, slice } =
+    probe !== undefined && start + want <= probe.offset + probe.slice.items.length
+      ? probe
+      : // Even an empty page is fetched: it gives the total and tells whether the parent exists.
+        { offset: start, slice: await fetch(start, Math.max(want, 1)) }
+  const { items, total } = slice
+  const from = start - offset
+  const nodes = items.slice(from, from + want)
+  const edges = nodes.map((node, i) => ({ cursor: encodeCursor(connection, start + i), node }))
+  return {
+    edges,
+    pageInfo: {
+      hasPreviousPage: start > 0 && total > 0,
+      hasNextPage: start + nodes.length < total,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+    totalCount: total,
+  }
+}

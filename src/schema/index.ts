@@ -1,0 +1,10 @@
+import { lexicographicSortSchema } from 'graphql'
+import { builder } from '../builder.js'
+import './query.js'
+import './scalars.js'
+import './relay.js'
+import './company.js'
+import './financial.js'
+
+/** The gateway's schema, types sorted so that the printed schema.graphql is stable. */
+export const schema = lexicographicSortSchema(builder.toSchema())

@@ -1,0 +1,40 @@
+import { z } from 'zod'
+import { COUNTRIES } from '../company-number.js'
+
+/** Schemas shared by several resources of the REST document. */
+
+export const country = z.enum(COUNTRIES)
+
+/** `pagination` of every paged collection. */
+export const pagination = z.object({
+  limit: z.number().int(),
+  offset: z.number().int(),
+  total: z.number().int().nonnegative(),
+})
+
+/** A company as the upstream identifies it. The document types name and place as strings; a
+ *  missing one is tolerated as null rather than failing a whole page. */
+export const companyIdentifier = z.object({
+  country,
+  companyNumber: z.string().min(1),
+  name: z.string().nullable(),
+  place: z.string().nullable(),
+})
+export type CompanyIdentifier = z.output<typeof companyIdentifier>
+
+/** What identifies a company: country and number (lookalikes carry only this). */
+export const companyKey = companyIdentifier.pick({ country: true, companyNumber: true })
+export type CompanyKey = z.output<typeof companyKey>
+
+/** limit/offset of a paged request; limit is at most 500 upstream. */
+export interface Page {
+  limit: number
+  offset: number
+}
+
+export const MAX_PAGE_SIZE = 500
+
+/** Path of a company resource: /v1/companies/{countryCode}/{companyNumber}/{resource}. */
+export function companyPath(company: CompanyKey, resource: string) {
+  return ['v1', 'companies', company.country, company.companyNumber, resource] as const
+}

@@ -1,0 +1,63 @@
+/**
+ * Every way an upstream read can fail, as one typed error. The codes are those of the runtime
+ * contract; the GraphQL layer turns this error into a GraphQL error in one place (src/errors.ts).
+ */
+export type UpstreamErrorCode =
+  | 'NOT_FOUND'
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'RATE_LIMITED'
+  | 'UPSTREAM_TIMEOUT'
+  | 'UPSTREAM_ERROR'
+  | 'UPSTREAM_BAD_RESPONSE'
+
+export interface UpstreamErrorDetails {
+  /** HTTP status the upstream answered with, when it answered at all. */
+  status?: number
+  /** Seconds the upstream asked us to wait (Retry-After), when it said so. */
+  retryAfterSeconds?: number
+  cause?: unknown
+}
+
+export class UpstreamError extends Error {
+  override readonly name = 'UpstreamError'
+  readonly status: number | undefined
+  readonly retryAfterSeconds: number | undefined
+
+  constructor(
+    readonly code: UpstreamErrorCode,
+    /** The endpoint template, e.g. `GET /v1/lists/{id}`: never the base URL, never a token. */
+    readonly endpoint: string,
+    message: string,
+    details: UpstreamErrorDetails = {},
+  ) {
+    super(`${endpoint}: ${message}`, { cause: details.cause })
+    this.status = details.status
+    this.retryAfterSeconds = details.retryAfterSeconds
+  }
+}
+
+/** The code a non-2xx status maps to. */
+export function codeForStatus(status: number): UpstreamErrorCode {
+  switch (status) {
+    case 401:
+      return 'UNAUTHENTICATED'
+    case 403:
+      return 'FORBIDDEN'
+    case 404:
+      return 'NOT_FOUND'
+    case 429:
+      return 'RATE_LIMITED'
+    default:
+      return 'UPSTREAM_ERROR'
+  }
+}
+
+/** Retry-After is either delay-seconds or an HTTP date (RFC 9110 §10.2.3). */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined
+  if (/^\d+$/.test(value.trim())) return Number(value.trim())
+  const at = Date.parse(value)
+  if (Number.isNaN(at)) return undefined
+  return Math.max(0, Math.ceil((at - now) / 1000))
+}

@@ -1,0 +1,17 @@
+import { z } from 'zod'
+import { defineEndpoint } from './client.js'
+import { type CompanyKey, companyIdentifier, companyKey, companyPath } from './common.js'
+
+/** Similar companies: GET /v1/companies/{country}/{number}/lookalikes (unpaged). */
+
+export const lookalike = z.object({
+  companyId: companyKey,
+  score: z.number(),
+})
+export type Lookalike = z.output<typeof lookalike>
+
+export const lookalikes = defineEndpoint(
+  'GET /v1/companies/{countryCode}/{companyNumber}/lookalikes',
+  (p: { company: CompanyKey }) => ({ path: companyPath(p.company, 'lookalikes') }),
+  z.object({ identifier: companyIdentifier, data: z.array(lookalike) }),
+)

@@ -1,0 +1,68 @@
+import { createYoga, useReadinessCheck } from 'graphql-yoga'
+import type { Config } from './config.js'
+import { type Context, contextFactory } from './context.js'
+import { maskError } from './errors.js'
+import type { Logger } from './logger.js'
+import { schema } from './schema/index.js'
+import { UpstreamClient } from './upstream/client.js'
+
+export const EXAMPLE_QUERY = `# A company and its latest financial statements (demo data).
+query CompanyFinancials {
+  company(country: BE, number: "0922.178.703") {
+    name
+    place
+    financials(first: 3) {
+      totalCount
+      nodes { endDate profitability { revenue netProfit } people { employees } }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+}
+`
+
+export type GatewayConfig = Pick<
+  Config,
+  | 'upstreamUrl'
+  | 'upstreamToken'
+  | 'upstreamLanguageHeader'
+  | 'upstreamTimeoutMs'
+  | 'upstreamMaxConnections'
+  | 'production'
+> & { upstreamUrl: string }
+
+/**
+ * Builds the gateway: the yoga server and the one upstream client it owns. No port: serve it
+ * with node:http (src/main.ts) or call `yoga.fetch` directly (tests).
+ */
+export function createGateway(config: GatewayConfig, logger?: Logger) {
+  const client = new UpstreamClient({
+    baseUrl: config.upstreamUrl,
+    serviceToken: config.upstreamToken,
+    languageHeader: config.upstreamLanguageHeader,
+    timeoutMs: config.upstreamTimeoutMs,
+    maxConnections: config.upstreamMaxConnections,
+  })
+  const yoga = createYoga<Record<string, never>, Context>({
+    schema,
+    context: contextFactory(client),
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    graphiql: { title: 'Company data gateway', defaultQuery: EXAMPLE_QUERY },
+    // /health (liveness) is yoga's own; ready means the upstream answers at all.
+    plugins: [useReadinessCheck({ endpoint: '/ready', check: () => client.reachable() })],
+    maskedErrors: { maskError, isDev: !config.production },
+    logging: logger
+      ? {
+          debug: (...args) => logger.debug(args),
+          info: (...args) => logger.info(args),
+          warn: (...args) => logger.warn(args),
+          error: (...args) => logger.error(args),
+        }
+      : false,
+  })
+  return {
+    yoga,
+    client,
+    close: () => client.close(),
+  }
+}

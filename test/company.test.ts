@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest'
+import { graphql } from './gql/index.js'
+import { startStack } from './support/stack.js'
+
+const stack = await startStack()
+const { demo } = stack
+
+/** A Belgian demo company with ten years of statements. */
+const company = demo.data.companies.find(
+  (c) => c.country === 'BE' && demo.data.financialsOf(c).length === 10,
+)
+if (!company) throw new Error('demo data has no Belgian company with 10 statements')
+const statements = demo.data.financialsOf(company)
+
+const CompanyFinancials = graphql(`
+  query CompanyFinancials($country: Country!, $number: String!, $first: Int, $after: String, $last: Int, $before: String) {
+    company(country: $country, number: $number) {
+      id
+      country
+      number
+      name
+      place
+      financials(first: $first, after: $after, last: $last, before: $before) {
+        totalCount
+        edges {
+          cursor
+          node {
+            startDate
+            endDate
+            dateReceived
+            healthIndicator
+            jointCommitteeCodes
+            profitability { revenue grossMargin ebitda ebit netProfit }
+            liquidity { cash cashFlow netWorkingCapital netWorkingCapitalRequirement currentRatio quickRatio }
+            solvency {
+              totalAssets equity capital retainedEarnings debt longTermDebt longTermDebtFinancial
+              longTermDebtAccountsPayable shortTermDebt shortTermDebtFinancial shortTermDebtAccountsPayable
+            }
+            people { employees newHires employeeMaleRatio employeeFemaleRatio }
+          }
+        }
+        nodes { endDate }
+        pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+      }
+    }
+  }
+`)
+
+const CompanyName = graphql(`
+  query CompanyName($country: Country!, $number: String!) {
+    company(country: $country, number: $number) { number name place }
+  }
+`)
+
+const vars = { country: company.country, number: company.companyNumber }
+
+describe('company { name financials }', () => {
+  it('returns every field of the statements, with the name from the same upstream call', async () => {
+    const result = await stack.execute(CompanyFinancials, { ...vars, first: 3 })
+    expect(result.errors).toBeUndefined()
+    const c = result.data?.company
+    expect(c).toMatchObject({
+      country: company.country,
+      number: company.companyNumber,
+      name: company.name,
+      place: company.place,
+    })
+    expect(c?.financials.totalCount).toBe(10)
+    expect(c?.financials.edges.map((e) => e.node)).toEqual(statements.slice(0, 3))
+    expect(c?.financials.nodes.map((n) => n.endDate)).toEqual(
+      statements.slice(0, 3).map((s) => s.endDate),
+    )
+    expect(c?.financials.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false })
+    expect(demo.calls().map((call) => [call.path, call.query])).toEqual([
+      [
+        `/v1/companies/${company.country}/${company.companyNumber}/financials`,
+        { limit: '3', offset: '0' },
+      ],
+    ])
+  })
+
+  it('pages forward with after and backward with before, with the same cursor for the same statement', async () => {
+    const page1 = await stack.execute(CompanyFinancials, { ...vars, first: 4 })
+    const end1 = page1.data?.company?.financials.pageInfo.endCursor
+    const page2 = await stack.execute(CompanyFinancials, { ...vars, first: 4, after: end1 })
+    const f2 = page2.data?.company?.financials
+    expect(f2?.edges.map((e) => e.node.endDate)).toEqual(
+      statements.slice(4, 8).map((s) => s.endDate),
+    )
+    expect(f2?.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: true })
+
+    const back = await stack.execute(CompanyFinancials, {
+      ...vars,
+      last: 4,
+      before: f2?.pageInfo.startCursor,
+    })
+    const fb = back.data?.company?.financials
+    expect(fb?.edges).toEqual(page1.data?.company?.financials.edges)
+    expect(fb?.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false })
+  })
+
+  it('returns the final statements for last alone, using the upstream total', async () => {
+    const result = await stack.execute(CompanyFinancials, { ...vars, last: 3 })
+    const f = result.data?.company?.financials
+    expect(f?.edges.map((e) => e.node.endDate)).toEqual(statements.slice(7).map((s) => s.endDate))
+    expect(f?.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true })
+    const all = await stack.execute(CompanyFinancials, { ...vars, first: 10 })
+    expect(f?.edges).toEqual(all.data?.company?.financials.edges.slice(7))
+  })
+
+  it('accepts a number written with dots, spaces and its country prefix', async () => {
+    const n = company.companyNumber
+    const written = `BE ${n.slice(0, 4)}.${n.slice(4, 7)}.${n.slice(7)}`
+    const result = await stack.execute(CompanyName, { country: 'BE', number: written })
+    expect(result.data?.company).toEqual({ number: n, name: company.name, place: company.place })
+  })
+
+  it('refuses a number that fails its checksum with BAD_USER_INPUT and no upstream call', async () => {
+    const wrong = `${company.companyNumber.slice(0, -1)}${(Number(company.companyNumber.at(-1)) + 1) % 10}`
+    const result = await stack.execute(CompanyName, { country: company.country, number: wrong })
+    expect(result.data?.company).toBeNull()
+    expect(result.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT')
+    expect(result.errors?.[0]?.message).toMatch(/check/)
+    expect(demo.calls()).toEqual([])
+  })
+
+  it('reports NOT_FOUND on the fields of a company the upstream does not know', async () => {
+    const result = await stack.execute(CompanyName, { country: 'NL', number: '00000001' })
+    expect(result.data?.company).toEqual({ number: '00000001', name: null, place: null })
+    expect(result.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+      [['company', 'name'], 'NOT_FOUND'],
+      [['company', 'place'], 'NOT_FOUND'],
+    ])
+    expect(demo.calls()).toHaveLength(1)
+  })
+})
