@@ -134,3 +134,91 @@ describe('company { name financials }', () => {
     expect(demo.calls()).toHaveLength(1)
   })
 })
+
+describe('upstream failures reach the client as coded errors on the failing field only', () => {
+  const financialsPath = new RegExp(`/${company.companyNumber}/financials$`)
+
+  it.each([
+    [404, 'NOT_FOUND'],
+    [401, 'UNAUTHENTICATED'],
+    [403, 'FORBIDDEN'],
+    [500, 'UPSTREAM_ERROR'],
+    [503, 'UPSTREAM_ERROR'],
+  ])('upstream %i → %s', async (status, code) => {
+    demo.inject({ path: financialsPath, status })
+    const result = await stack.execute(CompanyFinancials, { ...vars, first: 2 })
+    expect(result.status).toBe(200)
+    expect(result.data).toEqual({ company: null })
+    expect(result.errors?.map((e) => [e.path, e.extensions?.code])).toContainEqual([
+      ['company', 'financials'],
+      code,
+    ])
+    expect(result.errors?.[0]?.message).not.toContain(demo.url)
+  })
+
+  it('429 → RATE_LIMITED with retryAfterSeconds', async () => {
+    demo.inject({ path: financialsPath, status: 429, retryAfter: '12' })
+    const result = await stack.execute(CompanyFinancials, { ...vars, first: 2 })
+    expect(result.errors?.[0]?.extensions).toMatchObject({
+      code: 'RATE_LIMITED',
+      retryAfterSeconds: 12,
+    })
+  })
+
+  it('a shape mismatch → UPSTREAM_BAD_RESPONSE naming the path', async () => {
+    demo.inject({
+      path: financialsPath,
+      transform: (json) => ({ ...(json as object), pagination: { total: 'many' } }),
+    })
+    const result = await stack.execute(CompanyFinancials, { ...vars, first: 2 })
+    expect(result.errors?.[0]?.extensions?.code).toBe('UPSTREAM_BAD_RESPONSE')
+    expect(result.errors?.[0]?.message).toContain('pagination')
+  })
+
+  it('keeps the sibling fields when only one fails', async () => {
+    const Both = graphql(`
+      query NameAndTwoPages($country: Country!, $number: String!) {
+        company(country: $country, number: $number) {
+          number
+          recent: financials(first: 1) { totalCount }
+        }
+        other: company(country: NL, number: "00000001") { number name }
+      }
+    `)
+    const result = await stack.execute(Both, vars)
+    expect(result.data).toEqual({
+      company: { number: company.companyNumber, recent: { totalCount: 10 } },
+      other: { number: '00000001', name: null },
+    })
+    expect(result.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+      [['other', 'name'], 'NOT_FOUND'],
+    ])
+  })
+})
+
+describe('caller headers', () => {
+  it('forwards the caller’s bearer token and the first of nl/fr/en of Accept-Language', async () => {
+    await stack.execute(CompanyName, vars, {
+      authorization: 'Bearer demo-token',
+      'accept-language': 'de-DE, fr-BE;q=0.9, nl;q=0.8',
+    })
+    expect(demo.calls().map((c) => [c.token, c.language])).toEqual([['demo-token', 'FR']])
+  })
+
+  it('sends no language header when Accept-Language names none of the three', async () => {
+    await stack.execute(CompanyName, vars, {
+      authorization: 'Bearer demo-token',
+      'accept-language': 'de',
+    })
+    expect(demo.calls().map((c) => c.language)).toEqual([undefined])
+  })
+
+  it('without a token anywhere: UNAUTHENTICATED and no upstream call', async () => {
+    const result = await stack.execute(CompanyName, vars, {})
+    expect(result.errors?.map((e) => e.extensions?.code)).toEqual([
+      'UNAUTHENTICATED',
+      'UNAUTHENTICATED',
+    ])
+    expect(demo.calls()).toEqual([])
+  })
+})

@@ -170,7 +170,8 @@ export class DemoUpstream {
       status = fault.status
       payload = { error: { status, message: 'injected fault' } }
     }
-    if (fault?.transform !== undefined) payload = fault.transform(payload)
+    // A copy: the answer shares objects with the data set, which must stay as it is.
+    if (fault?.transform !== undefined) payload = fault.transform(structuredClone(payload))
     const body = fault?.body ?? JSON.stringify(payload)
     const headers: Record<string, string> = { 'content-type': 'application/json' }
     if (fault?.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter

@@ -1,0 +1,146 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer } from 'node:net'
+import { afterEach, describe, expect, it } from 'vitest'
+import { ConfigError, loadConfig } from '../src/config.js'
+import { DemoUpstream } from '../src/demo-upstream/server.js'
+
+/** The process as operators run it: settings from the environment, a real port, signals. */
+
+const root = new URL('../', import.meta.url)
+const running: ChildProcess[] = []
+afterEach(() => {
+  for (const child of running.splice(0)) child.kill('SIGKILL')
+})
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as { port: number }
+  server.close()
+  return port
+}
+
+/** Starts src/main.ts with these settings; resolves once it logged that it listens (or exited). */
+function start(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  running.push(child)
+  let stdout = ''
+  let stderr = ''
+  child.stdout?.on('data', (chunk) => {
+    stdout += chunk
+  })
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk
+  })
+  const exited = once(child, 'exit').then(([code]) => code as number | null)
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', () => stdout.includes('Gateway ready') && resolve())
+    void exited.then(() => reject(new Error(`exited early: ${stderr}${stdout}`)))
+  })
+  // Tests that expect an early exit never wait for readiness.
+  ready.catch(() => undefined)
+  return { child, ready, exited, output: () => ({ stdout, stderr }) }
+}
+
+describe('settings', () => {
+  it('has the defaults of the runtime contract', () => {
+    expect(loadConfig({})).toEqual({
+      port: 4000,
+      host: '127.0.0.1',
+      upstreamUrl: undefined,
+      upstreamToken: undefined,
+      upstreamLanguageHeader: 'Accept-Language',
+      upstreamTimeoutMs: 10_000,
+      upstreamMaxConnections: 32,
+      maxOperationCost: 1000,
+      maxDepth: 16,
+      maxAliases: 30,
+      maxBodyBytes: 102_400,
+      logLevel: 'info',
+      production: false,
+    })
+  })
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['UPSTREAM_URL', 'not a url'],
+    ['UPSTREAM_URL', 'ftp://files.example.test'],
+    ['UPSTREAM_TIMEOUT_MS', '0'],
+    ['UPSTREAM_MAX_CONNECTIONS', '-3'],
+    ['MAX_OPERATION_COST', '1.5'],
+    ['LOG_LEVEL', 'verbose'],
+    ['UPSTREAM_LANGUAGE_HEADER', 'bad header'],
+  ])('refuses %s=%s with one line naming it', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError)
+    expect(() => loadConfig({ [name]: value })).toThrow(
+      new RegExp(`^Invalid setting ${name}: [^\\n]+$`),
+    )
+  })
+
+  it('stops start-up on a bad setting with one line and no stack trace', async () => {
+    const run = start({ PORT: 'abc' })
+    expect(await run.exited).toBe(1)
+    const { stderr } = run.output()
+    expect(stderr.trim().split('\n')).toHaveLength(1)
+    expect(stderr).toMatch(/^Invalid setting PORT/)
+  })
+})
+
+describe('npm start without UPSTREAM_URL', () => {
+  it('serves GraphiQL, health, readiness and demo data, and drains on SIGTERM', async () => {
+    const port = await freePort()
+    const run = start({ PORT: String(port) })
+    await run.ready
+    expect(run.output().stdout).toContain('embedded demo upstream')
+    const base = `http://127.0.0.1:${port}`
+    expect((await fetch(`${base}/health`)).status).toBe(200)
+    expect((await fetch(`${base}/ready`)).status).toBe(200)
+    const page = await fetch(`${base}/graphql`, { headers: { accept: 'text/html' } })
+    expect(page.headers.get('content-type')).toContain('text/html')
+    expect(await page.text()).toContain('GraphiQL')
+    const answer = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query:
+          '{ company(country: BE, number: "0922.178.703") { name financials(first: 1) { totalCount } } }',
+      }),
+    })
+    const body = (await answer.json()) as {
+      data: { company: { name: string; financials: { totalCount: number } } }
+    }
+    expect(body.data.company.name).toBe('Brasserie Claes SA')
+    expect(body.data.company.financials.totalCount).toBeGreaterThan(0)
+
+    run.child.kill('SIGTERM')
+    expect(await run.exited).toBe(0)
+  })
+})
+
+describe('with UPSTREAM_URL', () => {
+  it('never starts the demo and reads the given upstream with the caller’s token', async () => {
+    const upstream = new DemoUpstream({ tokens: ['caller-token'] })
+    const url = await upstream.start()
+    try {
+      const port = await freePort()
+      const run = start({ PORT: String(port), UPSTREAM_URL: url })
+      await run.ready
+      expect(run.output().stdout).not.toContain('embedded demo upstream')
+      const answer = await fetch(`http://127.0.0.1:${port}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer caller-token' },
+        body: JSON.stringify({ query: '{ company(country: BE, number: "0922178703") { name } }' }),
+      })
+      expect(await answer.json()).toEqual({ data: { company: { name: 'Brasserie Claes SA' } } })
+      expect(upstream.calls().map((c) => c.token)).toEqual(['caller-token'])
+    } finally {
+      await upstream.stop()
+    }
+  })
+})
