@@ -1,3 +1,4 @@
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql'
 import { createYoga, useReadinessCheck } from 'graphql-yoga'
 import type { Config } from './config.js'
 import { type Context, contextFactory } from './context.js'
@@ -48,6 +49,8 @@ export function createGateway(config: GatewayConfig, logger?: Logger) {
     graphqlEndpoint: '/graphql',
     landingPage: false,
     graphiql: { title: 'Company data gateway', defaultQuery: EXAMPLE_QUERY },
+    // GraphiQL's assets are served from the package, so it works with no internet access.
+    renderGraphiQL,
     // /health (liveness) is yoga's own; ready means the upstream answers at all.
     plugins: [useReadinessCheck({ endpoint: '/ready', check: () => client.reachable() })],
     maskedErrors: { maskError, isDev: !config.production },
