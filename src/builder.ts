@@ -2,6 +2,7 @@ import SchemaBuilder from '@pothos/core'
 import DataloaderPlugin from '@pothos/plugin-dataloader'
 import RelayPlugin from '@pothos/plugin-relay'
 import type { Context } from './context.js'
+import { decodeNodeId } from './global-id.js'
 
 /** The Pothos builder every file of src/schema/ adds its types to. Defines no types itself. */
 export const builder = new SchemaBuilder<{
@@ -23,6 +24,7 @@ export const builder = new SchemaBuilder<{
   plugins: [RelayPlugin, DataloaderPlugin],
   relay: {
     clientMutationId: 'omit',
+    decodeGlobalID: decodeNodeId,
     cursorType: 'String',
     nodeTypeOptions: { description: 'Relay global object identification.' },
     idFieldOptions: {
@@ -31,7 +33,7 @@ export const builder = new SchemaBuilder<{
     nodeQueryOptions: {
       args: { id: { description: 'Global ID of a List, Company or Contact.' } },
       description:
-        'Any List, Company or Contact by its global ID; null when the ID is well formed but names nothing.',
+        'Any List, Company or Contact by its global ID; null (with a NOT_FOUND error) when the ID is well formed but names nothing. A Company ID resolves without an upstream call.',
     },
     nodesQueryOptions: {
       args: { ids: { description: 'Global IDs of Lists, Companies or Contacts, in any mix.' } },

@@ -57,8 +57,10 @@ export class CompanyDirectory {
     })
   }
 
-  remember(identifier: CompanyIdentifier): void {
+  /** Notes a company's identifier and returns it, ready to back a Company. */
+  remember(identifier: CompanyIdentifier): CompanyIdentifier {
     this.known.set(companyKeyString(identifier), identifier)
+    return identifier
   }
 
   /** Reads a company resource; its answer names the company, so it is noted as on its way. */

@@ -34,13 +34,8 @@ export function sliceOf<T>(response: {
   return { items: response.data, total: response.pagination.total }
 }
 
-export interface Edge<T> {
-  cursor: string
-  node: T
-}
-
-export interface OffsetConnection<T> {
-  edges: Edge<T>[]
+export interface OffsetConnection<E> {
+  edges: (E & { cursor: string })[]
   pageInfo: {
     hasNextPage: boolean
     hasPreviousPage: boolean
@@ -77,11 +72,24 @@ function pageSize(value: number | null | undefined, argument: string): number | 
  * `last` without `before` needs the total first: one call fetches `last` items from the start
  * and gives the total; a second is made only when that first answer did not reach the end.
  */
+export function pageOverOffsets<T>(
+  connection: string,
+  args: PageArgs,
+  fetch: (offset: number, limit: number) => Promise<Slice<T>>,
+): Promise<OffsetConnection<{ node: T }>>
+export function pageOverOffsets<T, E extends { node: unknown }>(
+  connection: string,
+  args: PageArgs,
+  fetch: (offset: number, limit: number) => Promise<Slice<T>>,
+  /** Turns an upstream item into its edge: the node and any edge fields (score, matchedSince). */
+  toEdge: (item: T) => E,
+): Promise<OffsetConnection<E>>
 export async function pageOverOffsets<T>(
   connection: string,
   args: PageArgs,
   fetch: (offset: number, limit: number) => Promise<Slice<T>>,
-): Promise<OffsetConnection<T>> {
+  toEdge: (item: T) => { node: unknown } = (item) => ({ node: item }),
+): Promise<OffsetConnection<{ node: unknown }>> {
   let first = pageSize(args.first, 'first')
   let last = pageSize(args.last, 'last')
   const after = args.after == null ? undefined : decodeCursor(connection, args.after, 'after')
@@ -113,7 +121,10 @@ export async function pageOverOffsets<T>(
   const { items, total } = slice
   const from = start - offset
   const nodes = items.slice(from, from + want)
-  const edges = nodes.map((node, i) => ({ cursor: encodeCursor(connection, start + i), node }))
+  const edges = nodes.map((item, i) => ({
+    ...toEdge(item),
+    cursor: encodeCursor(connection, start + i),
+  }))
   return {
     edges,
     pageInfo: {

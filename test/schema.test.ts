@@ -6,8 +6,10 @@ import {
   buildSchema,
   type GraphQLField,
   type GraphQLNamedType,
+  isEnumType,
   isInputObjectType,
   isInterfaceType,
+  isNonNullType,
   isObjectType,
   printSchema,
 } from 'graphql'
@@ -65,15 +67,35 @@ describe('the contract (../shared/contract/api-surface.graphql)', async () => {
   const contractFile = new URL('../shared/contract/api-surface.graphql', root)
   const contract = buildSchema(await readFile(contractFile, 'utf8'))
 
-  it('every contract field the schema has keeps its type, arguments and nullability', () => {
+  it('the schema has every contract type and field, with the same types, arguments and nullability', () => {
     const differences: string[] = []
     for (const contractType of Object.values(contract.getTypeMap())) {
+      if (contractType.name.startsWith('__')) continue
       const ours = schema.getType(contractType.name)
-      if (contractType.name.startsWith('__') || !ours) continue
+      if (!ours || ours.constructor !== contractType.constructor) {
+        differences.push(`${contractType.name}: missing or of another kind`)
+        continue
+      }
       const ourFields = isObjectType(ours) || isInterfaceType(ours) ? ours.getFields() : {}
+      if (isObjectType(contractType) && isObjectType(ours)) {
+        for (const iface of contractType.getInterfaces()) {
+          if (!ours.getInterfaces().some((i) => i.name === iface.name)) {
+            differences.push(`${contractType.name}: does not implement ${iface.name}`)
+          }
+        }
+      }
+      if (isEnumType(contractType) && isEnumType(ours)) {
+        const values = ours.getValues().map((v) => v.name)
+        for (const value of contractType.getValues()) {
+          if (!values.includes(value.name)) differences.push(`${contractType.name}.${value.name}`)
+        }
+      }
       for (const field of fieldsOf(contractType)) {
         const mine = ourFields[field.name]
-        if (!mine) continue
+        if (!mine) {
+          differences.push(`${contractType.name}.${field.name}: missing`)
+          continue
+        }
         if (String(mine.type) !== String(field.type)) {
           differences.push(
             `${contractType.name}.${field.name}: ${mine.type} instead of ${field.type}`,

@@ -429,14 +429,23 @@ function makeContacts(company: DemoCompany, random: Random): DemoContact[] {
   const contacts: DemoContact[] = []
   // Every company with contacts has one chief executive, listed first.
   const [chief, ...others] = POSITIONS
+  const names = new Set<string>()
   for (let i = 0; i < count; i++) {
+    // Two people of one company never share a full name, as in most real companies.
+    let firstName: string
+    let lastName: string
+    do {
+      firstName = random.pick(FIRST_NAMES[company.country])
+      lastName = random.pick(FAMILY_NAMES[company.country])
+    } while (names.has(`${firstName} ${lastName}`))
+    names.add(`${firstName} ${lastName}`)
     const position = i === 0 && chief ? chief : random.pick(others)
     const senior = position.seniority === 'C_LEVEL' || position.seniority === 'VP'
     contacts.push({
       // Stable per company and position in it, so identical on every run.
       contactId: company.index * 100 + i + 100_000,
-      firstName: random.pick(FIRST_NAMES[company.country]),
-      lastName: random.pick(FAMILY_NAMES[company.country]),
+      firstName,
+      lastName,
       position,
       officialRoles: senior
         ? random.sample(OFFICIAL_ROLES, random.int(1, 2))

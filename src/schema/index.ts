@@ -5,6 +5,10 @@ import './scalars.js'
 import './relay.js'
 import './company.js'
 import './financial.js'
+import './lookalike.js'
+import './relationship.js'
+import './list.js'
+import './contact.js'
 
 /** The gateway's schema, types sorted so that the printed schema.graphql is stable. */
 export const schema = lexicographicSortSchema(builder.toSchema())

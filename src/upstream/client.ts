@@ -1,6 +1,6 @@
 import { type Dispatcher, Pool, errors as undiciErrors } from 'undici'
 import type { z } from 'zod'
-import { codeForStatus, parseRetryAfter, UpstreamError } from './errors.js'
+import { meaningOfStatus, parseRetryAfter, UpstreamError } from './errors.js'
 
 /** Language the upstream answers in, selected per caller. */
 export type Language = 'NL' | 'FR' | 'EN'
@@ -144,17 +144,13 @@ export class UpstreamClient {
         // Free the connection without reading an error body we would not show anyway.
         await response.body.dump()
         const retryAfter = response.headers['retry-after']
-        throw new UpstreamError(
-          codeForStatus(status),
-          endpoint.name,
-          `upstream answered ${status}`,
-          {
-            status,
-            retryAfterSeconds: parseRetryAfter(
-              Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-            ),
-          },
-        )
+        const { code, message } = meaningOfStatus(status)
+        throw new UpstreamError(code, endpoint.name, message, {
+          status,
+          retryAfterSeconds: parseRetryAfter(
+            Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+          ),
+        })
       }
       text = await response.body.text()
     } catch (error) {

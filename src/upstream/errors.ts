@@ -37,19 +37,19 @@ export class UpstreamError extends Error {
   }
 }
 
-/** The code a non-2xx status maps to. */
-export function codeForStatus(status: number): UpstreamErrorCode {
+/** The code a non-2xx status maps to, and what it means to the client. */
+export function meaningOfStatus(status: number): { code: UpstreamErrorCode; message: string } {
   switch (status) {
     case 401:
-      return 'UNAUTHENTICATED'
+      return { code: 'UNAUTHENTICATED', message: 'the upstream refused the credentials (401)' }
     case 403:
-      return 'FORBIDDEN'
+      return { code: 'FORBIDDEN', message: 'access forbidden by the upstream (403)' }
     case 404:
-      return 'NOT_FOUND'
+      return { code: 'NOT_FOUND', message: 'not found (404)' }
     case 429:
-      return 'RATE_LIMITED'
+      return { code: 'RATE_LIMITED', message: 'rate limited by the upstream (429)' }
     default:
-      return 'UPSTREAM_ERROR'
+      return { code: 'UPSTREAM_ERROR', message: `the upstream answered ${status}` }
   }
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { defineEndpoint } from './client.js'
 import { type Page, pagination } from './common.js'
+import { UpstreamError } from './errors.js'
 
 /** Lists of the caller: GET /v1/lists and GET /v1/lists/{id}. */
 
@@ -38,3 +39,10 @@ export const listDetails = defineEndpoint(
   // The document wraps the one list in an array; an empty array means there is no such list.
   z.object({ data: z.array(list).max(1) }),
 )
+
+/** The one list of a details answer; an empty answer is the upstream's way of saying none. */
+export function theList(response: { data: List[] }, listId: number): List {
+  const found = response.data[0]
+  if (!found) throw new UpstreamError('NOT_FOUND', listDetails.name, `there is no list ${listId}`)
+  return found
+}

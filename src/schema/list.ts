@@ -1,0 +1,179 @@
+import { builder } from '../builder.js'
+import { badUserInput } from '../errors.js'
+import { pageOverOffsets, sliceOf } from '../paging.js'
+import { listCompanies } from '../upstream/list-companies.js'
+import { type List, listDetails, listOverview, theList } from '../upstream/lists.js'
+import { CompanyType } from './company.js'
+
+/** The caller's lists of companies, and the companies in them. */
+
+const ListTypeEnum = builder.enumType('ListType', {
+  description: 'How a list gets its companies.',
+  values: {
+    STATIC: { description: 'Companies added by hand.' },
+    SMART: { description: 'Companies that match the stored filters of the list.' },
+  },
+})
+
+const ListKindEnum = builder.enumType('ListKind', {
+  description: 'Which lists Query.lists returns; OVERVIEW returns both kinds.',
+  values: {
+    STATIC: { description: 'Only STATIC lists.' },
+    SMART: { description: 'Only SMART lists.' },
+    OVERVIEW: { description: 'Both kinds.' },
+  },
+})
+
+const SmartListViewEnum = builder.enumType('SmartListView', {
+  description: 'Which companies of a SMART list to return. Ignored for STATIC lists.',
+  values: {
+    ALL: { description: 'Every company of the list.' },
+    SAVED: { description: 'Companies kept in the list.' },
+    ARCHIVED: { description: 'Companies archived from the list.' },
+    NEW: { description: 'New results: companies that recently matched the filters.' },
+  },
+})
+
+export const ListNode = builder.loadableNode(builder.objectRef<List>('List'), {
+  description: 'A list of companies owned or shared with the caller.',
+  id: { resolve: (list) => list.id },
+  // node(), nodes() and Query.list share one loader: one details call per list and request.
+  load: (ids: string[], ctx) =>
+    Promise.all(
+      ids.map((id) => {
+        const listId = Number(id)
+        if (!/^\d{1,15}$/.test(id)) return Promise.resolve(badUserInput('Malformed List ID.', 'id'))
+        return ctx.loaders.upstream
+          .read(listDetails, { listId })
+          .then((response) => theList(response, listId))
+          .catch((error: Error) => error)
+      }),
+    ),
+  fields: (t) => ({
+    listId: t.exposeInt('id', {
+      description: 'Numeric identifier of the list upstream (REST `id`).',
+    }),
+    name: t.exposeString('name', { description: 'Name of the list.' }),
+    type: t.expose('type', {
+      type: ListTypeEnum,
+      description: 'STATIC (hand-picked) or SMART (filter-based).',
+    }),
+    columns: t.exposeStringList('columns', {
+      description:
+        'Display columns chosen for the list, e.g. activities, vatNumber, country, url, socials, description (the upstream does not list every allowed value).',
+    }),
+    shared: t.exposeBoolean('shared', {
+      description: 'Whether the list is shared with other users.',
+    }),
+    notificationsEnabled: t.boolean({
+      description:
+        'Whether notifications are on (REST `notifications.enabled`); only STATIC lists can have them.',
+      resolve: (list) => list.notifications.enabled,
+    }),
+    companyCount: t.exposeInt('amountOfCompanies', {
+      description: 'Number of companies in the list (REST `amountOfCompanies`).',
+    }),
+    newResults: t.exposeInt('newResults', {
+      nullable: true,
+      description:
+        'SMART lists: number of new results for the applied filters. STATIC lists: null.',
+    }),
+    createdAt: t.field({
+      type: 'DateTime',
+      description: 'When the list was created (UTC).',
+      resolve: (l) => l.createdAt,
+    }),
+    updatedAt: t.field({
+      type: 'DateTime',
+      description: 'When the list last changed (UTC).',
+      resolve: (l) => l.updatedAt,
+    }),
+    createdBy: t.exposeString('createdBy', {
+      description: 'E-mail address of the user who created the list.',
+    }),
+    companies: t.connection(
+      {
+        type: CompanyType,
+        description:
+          'Companies in the list, in upstream order. Each edge says since when the company is in the list. Relay paging, at most 500 per page, 20 by default.',
+        args: {
+          view: t.arg({
+            type: SmartListViewEnum,
+            description:
+              'SMART lists only: which companies (default ALL). Ignored for STATIC lists.',
+          }),
+        },
+        resolve: (list, { view, ...args }, ctx) =>
+          pageOverOffsets(
+            'listCompanies',
+            args,
+            (offset, limit) =>
+              ctx.loaders.upstream
+                .read(listCompanies, {
+                  listId: list.id,
+                  // Always explicit for SMART lists: the upstream's default view is not documented.
+                  view: list.type === 'SMART' ? (view ?? 'ALL') : undefined,
+                  limit,
+                  offset,
+                })
+                .then(sliceOf),
+            (member) => ({
+              node: ctx.loaders.companies.remember(member.identifier),
+              matchedSince: member.matchedSince,
+            }),
+          ),
+      },
+      { name: 'ListCompanyConnection', description: 'A page of the companies of a list.' },
+      {
+        name: 'ListCompanyEdge',
+        description: 'A company of a list, its cursor and since when it is in the list.',
+        fields: (edge) => ({
+          matchedSince: edge.field({
+            type: 'DateTime',
+            description: 'When the company was added (STATIC) or matched the filters (SMART).',
+            resolve: (e) => e.matchedSince,
+          }),
+        }),
+      },
+    ),
+  }),
+})
+
+builder.queryFields((t) => ({
+  lists: t.connection(
+    {
+      type: ListNode,
+      description:
+        'Lists of the caller. Relay cursor paging (first/after forward, last/before backward).',
+      args: {
+        kind: t.arg({
+          type: ListKindEnum,
+          defaultValue: 'OVERVIEW',
+          required: false,
+          description: 'STATIC, SMART or OVERVIEW (both kinds, the default).',
+        }),
+      },
+      resolve: (_root, { kind, ...args }, ctx) =>
+        pageOverOffsets('lists', args, (offset, limit) =>
+          ctx.loaders.upstream
+            .read(listOverview, { kind: kind ?? 'OVERVIEW', limit, offset })
+            .then(sliceOf),
+        ),
+    },
+    { name: 'ListConnection', description: 'A page of lists.' },
+    { name: 'ListEdge', description: 'A list and its cursor.' },
+  ),
+  list: t.field({
+    type: ListNode,
+    nullable: true,
+    description:
+      'One list by its numeric identifier; null (with a NOT_FOUND error) when it does not exist.',
+    args: {
+      listId: t.arg.int({
+        required: true,
+        description: 'Numeric identifier of the list (List.listId).',
+      }),
+    },
+    resolve: (_root, { listId }) => String(listId),
+  }),
+}))

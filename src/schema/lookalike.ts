@@ -1,0 +1,52 @@
+import { builder } from '../builder.js'
+import { badUserInput } from '../errors.js'
+import { pageOverOffsets } from '../paging.js'
+import { lookalikes } from '../upstream/lookalikes.js'
+import { CompanyType } from './company.js'
+
+/** Similar companies. The upstream returns them in one unpaged array; the gateway pages it. */
+
+builder.objectField(CompanyType, 'lookalikes', (t) =>
+  t.connection(
+    {
+      type: CompanyType,
+      description:
+        'Similar companies, best first. The upstream returns them unpaged; the gateway pages them with the same cursors and semantics as every other connection (one upstream call, whatever the page).',
+      args: {
+        minScore: t.arg.float({
+          description:
+            'Only companies at least this similar: a fraction between 0 and 1 (0.8 = 80 %).',
+        }),
+      },
+      resolve: (company, { minScore, ...args }, ctx) => {
+        if (minScore != null && !(minScore >= 0 && minScore <= 1)) {
+          throw badUserInput('minScore must be between 0 and 1.', 'minScore')
+        }
+        return pageOverOffsets(
+          'lookalikes',
+          args,
+          async (offset, limit) => {
+            const { data } = await ctx.loaders.companies.read(lookalikes, { company })
+            // Best first, as promised, whatever order the upstream used.
+            const ranked = data
+              .filter((item) => item.score >= (minScore ?? 0))
+              .sort((a, b) => b.score - a.score)
+            return { items: ranked.slice(offset, offset + limit), total: ranked.length }
+          },
+          (item) => ({ node: item.companyId, score: item.score }),
+        )
+      },
+    },
+    { name: 'LookalikeConnection', description: 'A page of similar companies.' },
+    {
+      name: 'LookalikeEdge',
+      description: 'A similar company, its cursor and how similar it is.',
+      fields: (edge) => ({
+        score: edge.float({
+          description: 'Similarity between 0 and 1 (1 = identical profile), as computed upstream.',
+          resolve: (e) => e.score,
+        }),
+      }),
+    },
+  ),
+)
