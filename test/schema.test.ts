@@ -110,6 +110,14 @@ describe('the contract (../shared/contract/api-surface.graphql)', async () => {
             differences.push(`${contractType.name}.${field.name}(${arg.name})`)
           }
         }
+        // Added arguments must be optional, or existing client queries would break.
+        for (const myArg of mine.args) {
+          if (!field.args.some((a) => a.name === myArg.name) && isNonNullType(myArg.type)) {
+            differences.push(
+              `${contractType.name}.${field.name}(${myArg.name}): new required argument`,
+            )
+          }
+        }
       }
     }
     expect(differences).toEqual([])
