@@ -7,15 +7,31 @@ import type { Logger } from './logger.js'
 import { schema } from './schema/index.js'
 import { UpstreamClient } from './upstream/client.js'
 
-export const EXAMPLE_QUERY = `# A company and its latest financial statements (demo data).
-query CompanyFinancials {
-  company(country: BE, number: "0922.178.703") {
+/** What GraphiQL opens with: the walk the gateway is for, on the demo data of `npm start`. */
+export const EXAMPLE_QUERY = `# Your lists, then one list → its companies → their latest statement,
+# best lookalikes and shareholders, in one query. Open the Docs pane for every field.
+query Traversal {
+  lists(first: 5) {
+    totalCount
+    nodes { listId name type companyCount }
+  }
+  list(listId: 1001) {
     name
-    place
-    financials(first: 3) {
+    companies(first: 5) {
       totalCount
-      nodes { endDate profitability { revenue netProfit } people { employees } }
       pageInfo { hasNextPage endCursor }
+      edges {
+        matchedSince
+        node {
+          name
+          place
+          financials(first: 1) {
+            nodes { endDate profitability { revenue netProfit } people { employees } }
+          }
+          lookalikes(first: 3) { edges { score node { name place } } }
+          shareholders { name percentage company { name } }
+        }
+      }
     }
   }
 }

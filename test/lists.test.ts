@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { EXAMPLE_QUERY } from '../src/yoga.js'
 import { graphql } from './gql/index.js'
 import { startStack } from './support/stack.js'
 
@@ -255,5 +256,21 @@ describe('arguments refused before any upstream call', () => {
       argument: 'after',
     })
     expect(demo.calls().map((c) => c.path)).toEqual([`/v1/lists/${big.id}`])
+  })
+})
+
+describe('GraphiQL', () => {
+  it('opens with an example traversal that runs on the demo data', async () => {
+    const response = await stack.gateway.yoga.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer demo-token' },
+      body: JSON.stringify({ query: EXAMPLE_QUERY }),
+    })
+    const body = (await response.json()) as {
+      data: { list: { companies: { edges: unknown[] } } }
+      errors?: unknown
+    }
+    expect(body.errors).toBeUndefined()
+    expect(body.data.list.companies.edges).toHaveLength(5)
   })
 })
