@@ -1,5 +1,6 @@
 import { builder } from '../builder.js'
 import { COUNTRIES, normaliseCompanyNumber } from '../company-number.js'
+import type { Context } from '../context.js'
 import { badUserInput } from '../errors.js'
 import type { CompanyIdentifier, CompanyKey } from '../upstream/common.js'
 
@@ -43,21 +44,21 @@ export const CompanyType = builder.node(builder.objectRef<CompanyRef>('Company')
     name: t.string({
       nullable: true,
       description: 'Registered name, as the upstream reports it.',
-      resolve: async (company, _args, ctx) =>
-        company.name !== undefined
-          ? company.name
-          : (await ctx.loaders.companies.identify(company)).name,
+      resolve: (company, _args, ctx) => identity(company, 'name', ctx),
     }),
     place: t.string({
       nullable: true,
       description: 'Place (town or city) of the registered office.',
-      resolve: async (company, _args, ctx) =>
-        company.place !== undefined
-          ? company.place
-          : (await ctx.loaders.companies.identify(company)).place,
+      resolve: (company, _args, ctx) => identity(company, 'place', ctx),
     }),
   }),
 })
+
+/** Name or place: from what led to the company if it said, else from the company directory. */
+async function identity(company: CompanyRef, field: 'name' | 'place', ctx: Context) {
+  const known = company[field]
+  return known !== undefined ? known : (await ctx.loaders.companies.identify(company))[field]
+}
 
 /** Normalises and checks a company number; a wrong one is refused before any upstream call. */
 export function companyKey(
