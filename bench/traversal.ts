@@ -1,3 +1,4 @@
+import { loadConfig } from '../src/config.js'
 import { DemoData } from '../src/demo-upstream/data.js'
 import { createGateway } from '../src/yoga.js'
 import { startDemoThread } from '../test/support/demo-thread.js'
@@ -34,12 +35,10 @@ const listId = data.lists.find((l) => l.amountOfCompanies > 1000)?.id ?? 1001
 
 function gatewayWith(maxConnections: number) {
   return createGateway({
+    ...loadConfig({ NODE_ENV: 'production' }),
     upstreamUrl: demo.url,
     upstreamToken: 'demo-token',
-    upstreamLanguageHeader: 'Accept-Language',
-    upstreamTimeoutMs: 10_000,
     upstreamMaxConnections: maxConnections,
-    production: true,
   })
 }
 

@@ -19,6 +19,7 @@ export const settings = z
       .default('Accept-Language'),
     UPSTREAM_TIMEOUT_MS: positive.default(10_000),
     UPSTREAM_MAX_CONNECTIONS: positive.default(32),
+    UPSTREAM_MAX_RESPONSE_BYTES: positive.default(32 * 1024 * 1024),
     MAX_OPERATION_COST: positive.default(1000),
     MAX_DEPTH: positive.default(16),
     MAX_ALIASES: positive.default(30),
@@ -36,6 +37,8 @@ export const settings = z
     upstreamLanguageHeader: e.UPSTREAM_LANGUAGE_HEADER,
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
     upstreamMaxConnections: e.UPSTREAM_MAX_CONNECTIONS,
+    /** A larger upstream body is a bad response, not an out-of-memory. */
+    upstreamMaxResponseBytes: e.UPSTREAM_MAX_RESPONSE_BYTES,
     maxOperationCost: e.MAX_OPERATION_COST,
     maxDepth: e.MAX_DEPTH,
     maxAliases: e.MAX_ALIASES,

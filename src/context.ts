@@ -6,6 +6,8 @@ import type { Caller, Language, UpstreamClient } from './upstream/client.js'
 export interface Context {
   caller: Caller
   loaders: Loaders
+  /** What this request cost the upstream so far, reported in `extensions.cost`. */
+  stats: { readonly upstreamCalls: number }
 }
 
 /** The first of nl, fr, en that Accept-Language names (any case, region ignored), if any. */
@@ -29,6 +31,15 @@ export function contextFactory(client: UpstreamClient) {
       token: bearerToken(request.headers.get('authorization')),
       language: languageOf(request.headers.get('accept-language')),
     }
-    return { caller, loaders: createLoaders(client, caller) }
+    const loaders = createLoaders(client, caller)
+    return {
+      caller,
+      loaders,
+      stats: {
+        get upstreamCalls() {
+          return loaders.upstream.attempts.count
+        },
+      },
+    }
   }
 }

@@ -17,6 +17,8 @@ import { financials } from './upstream/financials.js'
 /** Every upstream read of a request: identical reads (same path and query) are made once. */
 export class UpstreamReader {
   private readonly loader: DataLoader<PreparedRequest, unknown, string>
+  /** HTTP requests made for this GraphQL request, retries included. */
+  readonly attempts = { count: 0 }
 
   constructor(client: UpstreamClient, caller: Caller) {
     this.loader = new DataLoader(
@@ -24,7 +26,9 @@ export class UpstreamReader {
       // failed read fails only the fields that wait for it.
       (requests) =>
         Promise.all(
-          requests.map((request) => client.send(request, caller).catch((error: Error) => error)),
+          requests.map((request) =>
+            client.send(request, caller, this.attempts).catch((error: Error) => error),
+          ),
         ),
       { cacheKeyFn: (request) => request.key },
     )

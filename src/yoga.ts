@@ -1,7 +1,12 @@
+import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases'
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth'
+import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives'
+import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens'
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql'
 import { createYoga, useReadinessCheck } from 'graphql-yoga'
 import type { Config } from './config.js'
 import { type Context, contextFactory } from './context.js'
+import { useUpstreamCost } from './cost.js'
 import { maskError } from './errors.js'
 import type { Logger } from './logger.js'
 import { schema } from './schema/index.js'
@@ -37,15 +42,13 @@ query Traversal {
 }
 `
 
-export type GatewayConfig = Pick<
-  Config,
-  | 'upstreamUrl'
-  | 'upstreamToken'
-  | 'upstreamLanguageHeader'
-  | 'upstreamTimeoutMs'
-  | 'upstreamMaxConnections'
-  | 'production'
-> & { upstreamUrl: string }
+/** Fixed limits on the shape of an operation (see README, Limits). */
+const MAX_TOKENS = 2000
+const MAX_DIRECTIVES = 20
+
+export type GatewayConfig = Omit<Config, 'port' | 'host' | 'logLevel' | 'upstreamUrl'> & {
+  upstreamUrl: string
+}
 
 /**
  * Builds the gateway: the yoga server and the one upstream client it owns. No port: serve it
@@ -58,6 +61,8 @@ export function createGateway(config: GatewayConfig, logger?: Logger) {
     languageHeader: config.upstreamLanguageHeader,
     timeoutMs: config.upstreamTimeoutMs,
     maxConnections: config.upstreamMaxConnections,
+    maxResponseBytes: config.upstreamMaxResponseBytes,
+    logger,
   })
   const yoga = createYoga<Record<string, never>, Context>({
     schema,
@@ -67,8 +72,18 @@ export function createGateway(config: GatewayConfig, logger?: Logger) {
     graphiql: { title: 'Company data gateway', defaultQuery: EXAMPLE_QUERY },
     // GraphiQL's assets are served from the package, so it works with no internet access.
     renderGraphiQL,
-    // /health (liveness) is yoga's own; ready means the upstream answers at all.
-    plugins: [useReadinessCheck({ endpoint: '/ready', check: () => client.reachable() })],
+    maxRequestBodySize: config.maxBodyBytes,
+    // One operation per request: a batch would multiply the upstream work past the cost check.
+    batching: false,
+    plugins: [
+      // /health (liveness) is yoga's own; ready means the upstream answers at all.
+      useReadinessCheck({ endpoint: '/ready', check: () => client.reachable() }),
+      maxTokensPlugin({ n: MAX_TOKENS }),
+      maxDepthPlugin({ n: config.maxDepth, flattenFragments: true, ignoreIntrospection: true }),
+      maxAliasesPlugin({ n: config.maxAliases, allowList: [] }),
+      maxDirectivesPlugin({ n: MAX_DIRECTIVES }),
+      useUpstreamCost(config.maxOperationCost),
+    ],
     maskedErrors: { maskError, isDev: !config.production },
     logging: logger
       ? {

@@ -57,6 +57,7 @@ describe('settings', () => {
       upstreamLanguageHeader: 'Accept-Language',
       upstreamTimeoutMs: 10_000,
       upstreamMaxConnections: 32,
+      upstreamMaxResponseBytes: 33_554_432,
       maxOperationCost: 1000,
       maxDepth: 16,
       maxAliases: 30,
@@ -137,7 +138,10 @@ describe('with UPSTREAM_URL', () => {
         headers: { 'content-type': 'application/json', authorization: 'Bearer caller-token' },
         body: JSON.stringify({ query: '{ company(country: BE, number: "0922178703") { name } }' }),
       })
-      expect(await answer.json()).toEqual({ data: { company: { name: 'Brasserie Claes SA' } } })
+      expect(await answer.json()).toEqual({
+        data: { company: { name: 'Brasserie Claes SA' } },
+        extensions: { cost: { estimated: 1, upstreamCalls: 1, limit: 1000 } },
+      })
       expect(upstream.calls().map((c) => c.token)).toEqual(['caller-token'])
     } finally {
       await upstream.stop()

@@ -1,5 +1,6 @@
 import { print } from 'graphql'
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
+import { loadConfig } from '../src/config.js'
 import { DemoData } from '../src/demo-upstream/data.js'
 import { createGateway } from '../src/yoga.js'
 import type { TraversalQuery } from './gql/graphql.js'
@@ -17,14 +18,12 @@ import { startDemoThread } from './support/demo-thread.js'
 const demo = await startDemoThread()
 const data = new DemoData()
 const gateway = createGateway({
+  ...loadConfig({}),
   upstreamUrl: demo.url,
   upstreamToken: 'demo-token',
-  upstreamLanguageHeader: 'Accept-Language',
-  upstreamTimeoutMs: 5000,
   // Enough connections that no call waits in the pool's queue: this measures the gateway's
   // batching, not the UPSTREAM_MAX_CONNECTIONS cap (bench/ measures the default too).
   upstreamMaxConnections: 512,
-  production: false,
 })
 beforeEach(() => demo.reset())
 afterAll(async () => {

@@ -1,11 +1,17 @@
 import { MockAgent } from 'undici'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { DEMO_TOKEN, DemoUpstream } from '../src/demo-upstream/server.js'
-import { type Caller, prepare, UpstreamClient } from '../src/upstream/client.js'
+import {
+  type Caller,
+  prepare,
+  UpstreamClient,
+  type UpstreamClientOptions,
+} from '../src/upstream/client.js'
 import { companyContacts } from '../src/upstream/company-contacts.js'
 import { UpstreamError } from '../src/upstream/errors.js'
 import { financials } from '../src/upstream/financials.js'
 import { listDetails, listOverview } from '../src/upstream/lists.js'
+import { RetryBudget, retryDelayMs } from '../src/upstream/retry.js'
 
 /** Every upstream failure becomes an UpstreamError with its contract code, over real HTTP. */
 
@@ -18,14 +24,21 @@ const caller: Caller = { token: DEMO_TOKEN }
 
 beforeAll(async () => {
   await demo.start()
-  client = new UpstreamClient({
-    baseUrl: demo.url,
+  client = clientFor(demo.url)
+})
+
+/** A client of the demo upstream with short timeouts and backoff, unless told otherwise. */
+function clientFor(baseUrl: string, options: Partial<UpstreamClientOptions> = {}) {
+  return new UpstreamClient({
+    baseUrl,
     languageHeader: 'Accept-Language',
     timeoutMs: TIMEOUT,
     maxConnections: 8,
     maxResponseBytes: 256 * 1024,
+    retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 20 },
+    ...options,
   })
-})
+}
 afterAll(async () => {
   await client.close()
   await demo.stop()
@@ -193,12 +206,7 @@ describe('transport', () => {
     const closed = new DemoUpstream({ data: demo.data })
     const url = await closed.start()
     await closed.stop()
-    const nowhere = new UpstreamClient({
-      baseUrl: url,
-      languageHeader: 'Accept-Language',
-      timeoutMs: TIMEOUT,
-      maxConnections: 1,
-    })
+    const nowhere = clientFor(url)
     const { error } = await failure(() =>
       nowhere.send(prepare(financials, { company, limit: 1, offset: 0 }), caller),
     )
@@ -208,7 +216,7 @@ describe('transport', () => {
   })
 
   it('keeps working after faults', async () => {
-    demo.inject({ path: FINANCIALS, resetMidBody: true, times: 1 })
+    demo.inject({ path: FINANCIALS, status: 500, times: 1 })
     await failure(() => readFinancials())
     expect((await readFinancials()).data.length).toBeGreaterThan(0)
   })
@@ -219,12 +227,9 @@ describe('requests as sent (MockAgent)', () => {
   agent.disableNetConnect()
   const pool = agent.get('https://api.example.test')
   const mocked = (serviceToken?: string) =>
-    new UpstreamClient({
-      baseUrl: 'https://api.example.test/base/',
+    clientFor('https://api.example.test/base/', {
       serviceToken,
       languageHeader: 'X-Language',
-      timeoutMs: 1000,
-      maxConnections: 1,
       dispatcher: agent,
     })
 
@@ -276,5 +281,114 @@ describe('requests as sent (MockAgent)', () => {
       },
     )
     expect(authorization).toBe('Bearer service-token')
+  })
+})
+
+describe('retries', () => {
+  const attemptsOf = async (read: (attempts: { count: number }) => Promise<unknown>) => {
+    const attempts = { count: 0 }
+    const outcome = await read(attempts).then(
+      () => 'ok',
+      (e: UpstreamError) => e.code,
+    )
+    expect(demo.calls()).toHaveLength(attempts.count)
+    return { outcome, attempts: attempts.count }
+  }
+  const send = (attempts: { count: number }, on = client) =>
+    on.send(prepare(financials, { company, limit: 5, offset: 0 }), caller, attempts)
+
+  it.each([
+    ['a 503', { status: 503 }],
+    ['a 502', { status: 502 }],
+    ['a 504', { status: 504 }],
+    ['a connection reset mid-body', { resetMidBody: true }],
+  ])('retries %s and succeeds', async (_name, fault) => {
+    demo.inject({ path: FINANCIALS, times: 1, ...fault })
+    expect(await attemptsOf((a) => send(a))).toEqual({ outcome: 'ok', attempts: 2 })
+  })
+
+  it('gives up after 2 retries of a 503 storm', async () => {
+    demo.inject({ path: FINANCIALS, status: 503 })
+    expect(await attemptsOf((a) => send(a))).toEqual({ outcome: 'UPSTREAM_ERROR', attempts: 3 })
+  })
+
+  it.each([
+    [500, 'UPSTREAM_ERROR'],
+    [400, 'UPSTREAM_ERROR'],
+    [401, 'UNAUTHENTICATED'],
+    [403, 'FORBIDDEN'],
+    [404, 'NOT_FOUND'],
+  ])('never retries %i', async (status, code) => {
+    demo.inject({ path: FINANCIALS, status })
+    expect(await attemptsOf((a) => send(a))).toEqual({ outcome: code, attempts: 1 })
+  })
+
+  it('never retries a body that breaks the schema, nor a timeout', async () => {
+    demo.inject({ path: FINANCIALS, body: 'nope', times: 1 })
+    expect(await attemptsOf((a) => send(a))).toEqual({
+      outcome: 'UPSTREAM_BAD_RESPONSE',
+      attempts: 1,
+    })
+    demo.reset()
+    demo.inject({ path: FINANCIALS, delayMs: TIMEOUT * 3, times: 1 })
+    expect(await attemptsOf((a) => send(a))).toEqual({ outcome: 'UPSTREAM_TIMEOUT', attempts: 1 })
+  })
+
+  it('waits as long as Retry-After says when the deadline allows, then succeeds', async () => {
+    const patient = clientFor(demo.url, { timeoutMs: 3000 })
+    demo.inject({ path: FINANCIALS, status: 429, retryAfter: '1', times: 1 })
+    const started = performance.now()
+    expect(await attemptsOf((a) => send(a, patient))).toEqual({ outcome: 'ok', attempts: 2 })
+    expect(performance.now() - started).toBeGreaterThanOrEqual(990)
+    await patient.close()
+  })
+
+  it('does not wait past the deadline: a long Retry-After fails at once with RATE_LIMITED', async () => {
+    demo.inject({ path: FINANCIALS, status: 429, retryAfter: '3600' })
+    const started = performance.now()
+    const attempts = { count: 0 }
+    const error = await send(attempts).catch((e: UpstreamError) => e)
+    expect(error).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: 3600 })
+    expect(attempts.count).toBe(1)
+    expect(performance.now() - started).toBeLessThan(TIMEOUT)
+  })
+
+  it('keeps a failing upstream under about 1.2 × the calls (retry budget)', async () => {
+    const fresh = clientFor(demo.url, { timeoutMs: 2000, maxConnections: 16 })
+    demo.inject({ path: FINANCIALS, status: 503 })
+    const reads = 200
+    await Promise.all(
+      Array.from({ length: reads }, () => send({ count: 0 }, fresh).catch(() => undefined)),
+    )
+    const calls = demo.calls().length
+    console.log(`503 storm: ${reads} reads made ${calls} upstream calls`)
+    expect(calls).toBeLessThanOrEqual(reads * 1.2 + 10)
+    expect(calls).toBeGreaterThan(reads)
+    await fresh.close()
+  })
+})
+
+describe('backoff and budget', () => {
+  const policy = { maxRetries: 2, baseDelayMs: 100, maxDelayMs: 1000 }
+  const failure = (retryAfterSeconds?: number) =>
+    new UpstreamError('UPSTREAM_ERROR', 'GET /v1/x', 'x', { status: 503, retryAfterSeconds })
+
+  it('doubles up to the cap, with jitter between half and all of it', () => {
+    expect(retryDelayMs(policy, 0, failure(), () => 0)).toBe(50)
+    expect(retryDelayMs(policy, 0, failure(), () => 1)).toBe(100)
+    expect(retryDelayMs(policy, 1, failure(), () => 1)).toBe(200)
+    expect(retryDelayMs(policy, 8, failure(), () => 1)).toBe(1000)
+    expect(retryDelayMs(policy, 8, failure(), () => 0)).toBe(500)
+  })
+
+  it('honours a longer Retry-After', () => {
+    expect(retryDelayMs(policy, 0, failure(3), () => 0.5)).toBe(3000)
+  })
+
+  it('allows one retry per five first attempts once the reserve is spent', () => {
+    const budget = new RetryBudget(0.2, 2)
+    expect([budget.withdraw(), budget.withdraw(), budget.withdraw()]).toEqual([true, true, false])
+    for (let i = 0; i < 5; i++) budget.deposit()
+    expect([budget.withdraw(), budget.withdraw()]).toEqual([true, false])
   })
 })

@@ -1,6 +1,15 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { type Dispatcher, Pool, errors as undiciErrors } from 'undici'
 import type { z } from 'zod'
+import type { Logger } from '../logger.js'
 import { meaningOfStatus, parseRetryAfter, UpstreamError } from './errors.js'
+import {
+  DEFAULT_RETRY_POLICY,
+  isRetryable,
+  RetryBudget,
+  type RetryPolicy,
+  retryDelayMs,
+} from './retry.js'
 
 /** Language the upstream answers in, selected per caller. */
 export type Language = 'NL' | 'FR' | 'EN'
@@ -71,12 +80,12 @@ export interface UpstreamClientOptions {
   /** Concurrent upstream requests; more wait in the pool's queue. */
   maxConnections: number
   /** Largest response body accepted; larger is a bad response, not an out-of-memory. */
-  maxResponseBytes?: number
+  maxResponseBytes: number
   /** Replaces the connection pool, e.g. with undici's MockAgent in unit tests. */
   dispatcher?: Dispatcher
+  retry?: RetryPolicy
+  logger?: Logger
 }
-
-const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024
 
 const TIMEOUT_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
@@ -93,8 +102,12 @@ export class UpstreamClient {
   private readonly dispatcher: Dispatcher
   private readonly origin: string
   private readonly basePath: string
+  private readonly retryPolicy: RetryPolicy
+  /** Shared by all callers: it protects the upstream, not one request. */
+  private readonly budget = new RetryBudget()
 
   constructor(private readonly options: UpstreamClientOptions) {
+    this.retryPolicy = options.retry ?? DEFAULT_RETRY_POLICY
     const base = new URL(options.baseUrl)
     this.origin = base.origin
     this.basePath = base.pathname.replace(/\/+$/, '')
@@ -105,12 +118,16 @@ export class UpstreamClient {
         connect: { timeout: options.timeoutMs },
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
-        maxResponseSize: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+        maxResponseSize: options.maxResponseBytes,
       })
   }
 
-  /** Sends one GET and returns the body parsed by the endpoint's schema. */
-  async send<T>(request: PreparedRequest<T>, caller: Caller): Promise<T> {
+  /**
+   * Sends one GET and returns the body parsed by the endpoint's schema, retrying what is worth
+   * retrying within one deadline of UPSTREAM_TIMEOUT_MS for all attempts. `attempts` counts the
+   * HTTP requests made.
+   */
+  async send<T>(request: PreparedRequest<T>, caller: Caller, attempts = { count: 0 }): Promise<T> {
     const { endpoint } = request
     const token = this.options.serviceToken ?? caller.token
     if (token === undefined) {
@@ -127,6 +144,39 @@ export class UpstreamClient {
     if (caller.language !== undefined) headers[this.options.languageHeader] = caller.language
 
     const deadline = AbortSignal.timeout(this.options.timeoutMs)
+    const giveUpAt = Date.now() + this.options.timeoutMs
+    this.budget.deposit()
+    for (let retry = 0; ; retry++) {
+      attempts.count++
+      try {
+        return await this.attempt(request, headers, deadline)
+      } catch (error) {
+        const failure = error as UpstreamError
+        if (retry >= this.retryPolicy.maxRetries || !isRetryable(failure)) throw failure
+        const delay = retryDelayMs(this.retryPolicy, retry, failure)
+        // A wait past the deadline would only end in a timeout: report what happened instead.
+        if (Date.now() + delay >= giveUpAt || !this.budget.withdraw()) throw failure
+        this.options.logger?.warn(
+          {
+            endpoint: endpoint.name,
+            code: failure.code,
+            status: failure.status,
+            retry: retry + 1,
+            delayMs: Math.round(delay),
+          },
+          'retrying upstream read',
+        )
+        await sleep(delay)
+      }
+    }
+  }
+
+  private async attempt<T>(
+    request: PreparedRequest<T>,
+    headers: Record<string, string>,
+    deadline: AbortSignal,
+  ): Promise<T> {
+    const { endpoint } = request
     let text: string
     let status: number
     try {
@@ -156,7 +206,7 @@ export class UpstreamClient {
     } catch (error) {
       throw this.transportError(error, endpoint.name, deadline)
     }
-    return parseBody(text, request.endpoint, status)
+    return parseBody(text, endpoint, status)
   }
 
   /** Whether the upstream answers HTTP at all (any status below 500), for readiness probes. */

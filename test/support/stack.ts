@@ -1,6 +1,7 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core'
 import { print } from 'graphql'
 import { afterAll, beforeEach } from 'vitest'
+import { loadConfig } from '../../src/config.js'
 import { DEMO_TOKEN, DemoUpstream } from '../../src/demo-upstream/server.js'
 import { createGateway, type GatewayConfig } from '../../src/yoga.js'
 
@@ -35,13 +36,10 @@ export async function startStack(config: Partial<GatewayConfig> = {}): Promise<S
   const demo = new DemoUpstream()
   const url = await demo.start()
   const gateway = createGateway({
-    upstreamUrl: url,
-    upstreamToken: undefined,
-    upstreamLanguageHeader: 'Accept-Language',
+    ...loadConfig({}),
     upstreamTimeoutMs: 2000,
-    upstreamMaxConnections: 32,
-    production: false,
     ...config,
+    upstreamUrl: url,
   })
   beforeEach(() => demo.reset())
   afterAll(async () => {
