@@ -3,12 +3,13 @@ import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth'
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives'
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens'
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql'
+import { GraphQLError, type ValidationContext } from 'graphql'
 import { createYoga, useReadinessCheck } from 'graphql-yoga'
 import type { Config } from './config.js'
 import { type Context, contextFactory } from './context.js'
 import { useUpstreamCost } from './cost.js'
 import { maskError } from './errors.js'
-import type { Logger } from './logger.js'
+import { type Logger, useOperationLog, yogaLogger } from './logger.js'
 import { schema } from './schema/index.js'
 import { UpstreamClient } from './upstream/client.js'
 
@@ -46,6 +47,22 @@ query Traversal {
 const MAX_TOKENS = 2000
 const MAX_DIRECTIVES = 20
 
+/**
+ * graphql-armor throws its rejections out of validation, where they lose any code; reported as
+ * validation errors instead, they carry GRAPHQL_VALIDATION_FAILED like every other one.
+ */
+const reportAsValidationError = {
+  propagateOnRejection: false,
+  onReject: [
+    (context: ValidationContext | null, error: GraphQLError) =>
+      context?.reportError(
+        new GraphQLError(error.message.replace(/^Syntax Error: /, ''), {
+          extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+        }),
+      ),
+  ],
+}
+
 export type GatewayConfig = Omit<Config, 'port' | 'host' | 'logLevel' | 'upstreamUrl'> & {
   upstreamUrl: string
 }
@@ -79,20 +96,14 @@ export function createGateway(config: GatewayConfig, logger?: Logger) {
       // /health (liveness) is yoga's own; ready means the upstream answers at all.
       useReadinessCheck({ endpoint: '/ready', check: () => client.reachable() }),
       maxTokensPlugin({ n: MAX_TOKENS }),
-      maxDepthPlugin({ n: config.maxDepth, flattenFragments: true, ignoreIntrospection: true }),
-      maxAliasesPlugin({ n: config.maxAliases, allowList: [] }),
-      maxDirectivesPlugin({ n: MAX_DIRECTIVES }),
+      maxDepthPlugin({ n: config.maxDepth, flattenFragments: true, ...reportAsValidationError }),
+      maxAliasesPlugin({ n: config.maxAliases, allowList: [], ...reportAsValidationError }),
+      maxDirectivesPlugin({ n: MAX_DIRECTIVES, ...reportAsValidationError }),
       useUpstreamCost(config.maxOperationCost),
+      ...(logger ? [useOperationLog(logger)] : []),
     ],
     maskedErrors: { maskError, isDev: !config.production },
-    logging: logger
-      ? {
-          debug: (...args) => logger.debug(args),
-          info: (...args) => logger.info(args),
-          warn: (...args) => logger.warn(args),
-          error: (...args) => logger.error(args),
-        }
-      : false,
+    logging: logger ? yogaLogger(logger) : false,
   })
   return {
     yoga,

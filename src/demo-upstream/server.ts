@@ -83,6 +83,9 @@ export class DemoUpstream {
   private readonly routes: [RegExp, Route][]
   /** Added before every answer, to model a remote service. */
   latencyMs = 0
+  /** Most requests being answered at once since the last reset. */
+  peakInFlight = 0
+  private inFlight = 0
   url = ''
 
   constructor(private readonly options: DemoUpstreamOptions = {}) {
@@ -133,9 +136,13 @@ export class DemoUpstream {
     this.received.length = 0
     this.faults = []
     this.latencyMs = 0
+    this.peakInFlight = 0
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse) {
+    this.inFlight++
+    this.peakInFlight = Math.max(this.peakInFlight, this.inFlight)
+    res.once('close', () => this.inFlight--)
     const url = new URL(req.url ?? '/', 'http://demo')
     const auth = req.headers.authorization
     const token = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length) : undefined

@@ -1,0 +1,183 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import { loadConfig } from '../src/config.js'
+import { DemoUpstream } from '../src/demo-upstream/server.js'
+import { createGateway } from '../src/yoga.js'
+import { graphql } from './gql/index.js'
+import { startStack } from './support/stack.js'
+
+/**
+ * Every fault class of the upstream, through the whole gateway: the right code on the failing
+ * field only, HTTP 200 with the rest of the data, bounded time, and the gateway keeps serving.
+ */
+
+const TIMEOUT = 400
+const stack = await startStack({ upstreamTimeoutMs: TIMEOUT, upstreamMaxResponseBytes: 64 * 1024 })
+const { demo } = stack
+const company = demo.data.companies.find((c) => demo.data.financialsOf(c).length >= 3)
+if (!company) throw new Error('no company with statements')
+const vars = { country: company.country, number: company.companyNumber }
+const FINANCIALS = new RegExp(`/${company.companyNumber}/financials$`)
+
+const Page = graphql(`
+  query FaultPage($country: Country!, $number: String!) {
+    company(country: $country, number: $number) {
+      number
+      statements: financials(first: 2) { totalCount }
+      shareholders { name }
+    }
+    lists(first: 1) { totalCount }
+  }
+`)
+
+/** Runs the page; the statements fail with `code`, everything else is there. */
+async function expectFailure(code: string, bound = TIMEOUT * 4) {
+  const started = performance.now()
+  const result = await stack.execute(Page, vars)
+  const elapsed = performance.now() - started
+  expect(result.status).toBe(200)
+  expect(result.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+    [['company', 'statements'], code],
+  ])
+  // The failing connection is non-null, so its nullable parent goes; siblings elsewhere stay.
+  expect(result.data?.company).toBeNull()
+  expect(result.data?.lists.totalCount).toBe(demo.data.lists.length)
+  expect(elapsed).toBeLessThan(bound)
+  expect(JSON.stringify(result)).not.toContain(demo.url)
+  expect(JSON.stringify(result)).not.toContain('demo-token')
+  // And the gateway keeps serving.
+  demo.reset()
+  const after = await stack.execute(Page, vars)
+  expect(after.errors).toBeUndefined()
+  expect(after.data?.company?.statements.totalCount).toBe(
+    demo.data.financialsOf(company as never).length,
+  )
+  return result
+}
+
+describe('upstream faults', () => {
+  it('500 → UPSTREAM_ERROR, not retried', async () => {
+    demo.inject({ path: FINANCIALS, status: 500 })
+    await expectFailure('UPSTREAM_ERROR')
+    // expectFailure cleared the fault: count the calls of a fresh run.
+    demo.reset()
+    demo.inject({ path: FINANCIALS, status: 500 })
+    await stack.execute(Page, vars)
+    expect(demo.calls().filter((c) => FINANCIALS.test(c.path))).toHaveLength(1)
+  })
+
+  it('a 503 storm → UPSTREAM_ERROR after 2 retries', async () => {
+    demo.inject({ path: FINANCIALS, status: 503 })
+    const result = await stack.execute(Page, vars)
+    expect(result.errors?.[0]?.extensions?.code).toBe('UPSTREAM_ERROR')
+    expect(demo.calls().filter((c) => FINANCIALS.test(c.path))).toHaveLength(3)
+    demo.reset()
+    demo.inject({ path: FINANCIALS, status: 503 })
+    await expectFailure('UPSTREAM_ERROR')
+  })
+
+  it('a passing 503 is retried and the page is whole', async () => {
+    demo.inject({ path: FINANCIALS, status: 503, times: 1 })
+    const result = await stack.execute(Page, vars)
+    expect(result.errors).toBeUndefined()
+    expect(result.extensions?.cost).toMatchObject({ upstreamCalls: 4 })
+  })
+
+  it('429 with a Retry-After past the deadline → RATE_LIMITED with retryAfterSeconds, at once', async () => {
+    demo.inject({ path: FINANCIALS, status: 429, retryAfter: '30' })
+    const result = await expectFailure('RATE_LIMITED', TIMEOUT)
+    expect(result.errors?.[0]?.extensions?.retryAfterSeconds).toBe(30)
+  })
+
+  it.each([
+    [401, 'UNAUTHENTICATED'],
+    [403, 'FORBIDDEN'],
+    [404, 'NOT_FOUND'],
+  ])('%i → %s', async (status, code) => {
+    demo.inject({ path: FINANCIALS, status })
+    await expectFailure(code)
+  })
+
+  it('slow headers → UPSTREAM_TIMEOUT within the deadline', async () => {
+    demo.inject({ path: FINANCIALS, delayMs: TIMEOUT * 10 })
+    await expectFailure('UPSTREAM_TIMEOUT', TIMEOUT * 2)
+  })
+
+  it('a slow body → UPSTREAM_TIMEOUT within the deadline', async () => {
+    demo.inject({ path: FINANCIALS, bodyDelayMs: TIMEOUT * 10 })
+    await expectFailure('UPSTREAM_TIMEOUT', TIMEOUT * 2)
+  })
+
+  it('connection reset mid-body, every time → UPSTREAM_ERROR', async () => {
+    demo.inject({ path: FINANCIALS, resetMidBody: true })
+    await expectFailure('UPSTREAM_ERROR')
+  })
+
+  it('invalid JSON → UPSTREAM_BAD_RESPONSE', async () => {
+    demo.inject({ path: FINANCIALS, body: '{"identifier": ' })
+    await expectFailure('UPSTREAM_BAD_RESPONSE')
+  })
+
+  it('JSON that breaks the schema → UPSTREAM_BAD_RESPONSE naming the path', async () => {
+    demo.inject({
+      path: FINANCIALS,
+      transform: (json) => ({ ...(json as object), data: [{ startDate: 'yesterday' }] }),
+    })
+    const result = await expectFailure('UPSTREAM_BAD_RESPONSE')
+    expect(result.errors?.[0]?.message).toContain('data.0.startDate')
+  })
+
+  it('an oversized body → UPSTREAM_BAD_RESPONSE', async () => {
+    demo.inject({ path: FINANCIALS, body: JSON.stringify({ junk: 'x'.repeat(200 * 1024) }) })
+    await expectFailure('UPSTREAM_BAD_RESPONSE')
+  })
+})
+
+describe('an upstream that is not there', () => {
+  const closed = new DemoUpstream({ data: demo.data })
+  afterAll(() => closed.stop().catch(() => undefined))
+
+  it('connection refused → UPSTREAM_ERROR on every field that needs it, quickly, and not ready', async () => {
+    const url = await closed.start()
+    await closed.stop()
+    const gateway = createGateway({
+      ...loadConfig({}),
+      upstreamUrl: url,
+      upstreamToken: 'demo-token',
+      upstreamTimeoutMs: TIMEOUT,
+    })
+    const started = performance.now()
+    const response = await gateway.yoga.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query:
+          '{ company(country: BE, number: "0922178703") { number name } list(listId: 1001) { name } }',
+      }),
+    })
+    const body = (await response.json()) as {
+      data: unknown
+      errors: { extensions: { code: string } }[]
+    }
+    expect(performance.now() - started).toBeLessThan(TIMEOUT * 3)
+    expect(response.status).toBe(200)
+    expect(body.data).toEqual({ company: { number: '0922178703', name: null }, list: null })
+    expect(body.errors.map((e) => e.extensions.code)).toEqual(['UPSTREAM_ERROR', 'UPSTREAM_ERROR'])
+    expect((await gateway.yoga.fetch('http://gateway.test/ready')).status).toBe(503)
+    expect((await gateway.yoga.fetch('http://gateway.test/health')).status).toBe(200)
+    await gateway.close()
+  })
+})
+
+describe('UPSTREAM_MAX_CONNECTIONS', () => {
+  it('caps concurrent upstream requests; the rest wait in a queue and succeed', async () => {
+    const capped = await startStack({ upstreamMaxConnections: 2, upstreamToken: 'demo-token' })
+    capped.demo.latencyMs = 30
+    const Many = graphql(`
+      query ManyLists { lists(first: 10) { nodes { name companies(first: 1) { totalCount } } } }
+    `)
+    const result = await capped.execute(Many)
+    expect(result.errors).toBeUndefined()
+    expect(capped.demo.calls()).toHaveLength(11)
+    expect(capped.demo.peakInFlight).toBe(2)
+  })
+})
