@@ -14,6 +14,7 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
+    "\n    query CompanyByNumber($country: Country!, $number: String!) {\n      company(country: $country, number: $number) { number name }\n    }\n  ": typeof types.CompanyByNumberDocument,
     "\n  query Lookalikes($country: Country!, $number: String!, $first: Int, $after: String, $last: Int, $before: String, $minScore: Float) {\n    company(country: $country, number: $number) {\n      lookalikes(first: $first, after: $after, last: $last, before: $before, minScore: $minScore) {\n        totalCount\n        edges { cursor score node { number name } }\n        nodes { number }\n        pageInfo { hasNextPage hasPreviousPage startCursor endCursor }\n      }\n    }\n  }\n": typeof types.LookalikesDocument,
     "\n  query LookalikeDetails($country: Country!, $number: String!) {\n    company(country: $country, number: $number) {\n      lookalikes(first: 1) {\n        nodes { name place financials(first: 2) { totalCount } shareholders { name } }\n      }\n    }\n  }\n": typeof types.LookalikeDetailsDocument,
     "\n  query Relationships($country: Country!, $number: String!) {\n    company(country: $country, number: $number) {\n      name\n      shareholders { name function percentage company { country number name place } }\n      participations { name function percentage company { number name } }\n    }\n  }\n": typeof types.RelationshipsDocument,
@@ -34,6 +35,7 @@ type Documents = {
     "\n  query Traversal($listId: Int!, $companies: Int!) {\n    list(listId: $listId) {\n      name\n      companies(first: $companies) {\n        totalCount\n        edges {\n          matchedSince\n          node {\n            name\n            financials(first: 1) { nodes { endDate profitability { revenue } } }\n            lookalikes(first: 3) {\n              edges { score node { name financials(first: 1) { nodes { endDate } } } }\n            }\n            shareholders { percentage company { name } }\n          }\n        }\n      }\n    }\n  }\n": typeof types.TraversalDocument,
 };
 const documents: Documents = {
+    "\n    query CompanyByNumber($country: Country!, $number: String!) {\n      company(country: $country, number: $number) { number name }\n    }\n  ": types.CompanyByNumberDocument,
     "\n  query Lookalikes($country: Country!, $number: String!, $first: Int, $after: String, $last: Int, $before: String, $minScore: Float) {\n    company(country: $country, number: $number) {\n      lookalikes(first: $first, after: $after, last: $last, before: $before, minScore: $minScore) {\n        totalCount\n        edges { cursor score node { number name } }\n        nodes { number }\n        pageInfo { hasNextPage hasPreviousPage startCursor endCursor }\n      }\n    }\n  }\n": types.LookalikesDocument,
     "\n  query LookalikeDetails($country: Country!, $number: String!) {\n    company(country: $country, number: $number) {\n      lookalikes(first: 1) {\n        nodes { name place financials(first: 2) { totalCount } shareholders { name } }\n      }\n    }\n  }\n": types.LookalikeDetailsDocument,
     "\n  query Relationships($country: Country!, $number: String!) {\n    company(country: $country, number: $number) {\n      name\n      shareholders { name function percentage company { country number name place } }\n      participations { name function percentage company { number name } }\n    }\n  }\n": types.RelationshipsDocument,
@@ -68,6 +70,10 @@ const documents: Documents = {
  */
 export function graphql(source: string): unknown;
 
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n    query CompanyByNumber($country: Country!, $number: String!) {\n      company(country: $country, number: $number) { number name }\n    }\n  "): (typeof documents)["\n    query CompanyByNumber($country: Country!, $number: String!) {\n      company(country: $country, number: $number) { number name }\n    }\n  "];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
