@@ -59,14 +59,21 @@ describe('company(country, number)', async () => {
   })
 
   it.each([
-    ['BE', '0922 178 704', /Invalid company number "0922 178 704": a Belgian enterprise number fails its mod-97 check/],
+    [
+      'BE',
+      '0922 178 704',
+      /Invalid company number "0922 178 704": a Belgian enterprise number fails its mod-97 check/,
+    ],
     ['NL', '1234567', /a Dutch KVK number has 8 digits/],
     ['FR', '566925609', /a French SIREN fails its Luhn check/],
-  ] as const)('%s %s → BAD_USER_INPUT naming the rule, no upstream call', async (country, number, message) => {
-    const result = await stack.execute(Company, { country, number })
-    expect(result.data).toEqual({ company: null })
-    expect(result.errors?.[0]?.message).toMatch(message)
-    expect(result.errors?.[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT', argument: 'number' })
-    expect(stack.demo.calls()).toEqual([])
-  })
+  ] as const)(
+    '%s %s → BAD_USER_INPUT naming the rule, no upstream call',
+    async (country, number, message) => {
+      const result = await stack.execute(Company, { country, number })
+      expect(result.data).toEqual({ company: null })
+      expect(result.errors?.[0]?.message).toMatch(message)
+      expect(result.errors?.[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT', argument: 'number' })
+      expect(stack.demo.calls()).toEqual([])
+    },
+  )
 })
