@@ -32,8 +32,6 @@ export interface Page {
   offset: number
 }
 
-export const MAX_PAGE_SIZE = 500
-
 /** Path of a company resource: /v1/companies/{countryCode}/{companyNumber}/{resource}. */
 export function companyPath(company: CompanyKey, resource: string) {
   return ['v1', 'companies', company.country, company.companyNumber, resource] as const

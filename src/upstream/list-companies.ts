@@ -11,7 +11,6 @@ export const listCompany = z.object({
   identifier: companyIdentifier,
   matchedSince: z.iso.datetime({ offset: true }),
 })
-export type ListCompany = z.output<typeof listCompany>
 
 export const listCompanies = defineEndpoint(
   'GET /v1/lists/{id}/companies',

@@ -10,7 +10,6 @@ export const listContact = z.object({
   identifier: contactIdentity,
   company: companyIdentifier,
 })
-export type ListContact = z.output<typeof listContact>
 
 export const listContacts = defineEndpoint(
   'GET /v1/lists/{id}/contacts',

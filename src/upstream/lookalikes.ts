@@ -8,7 +8,6 @@ export const lookalike = z.object({
   companyId: companyKey,
   score: z.number(),
 })
-export type Lookalike = z.output<typeof lookalike>
 
 export const lookalikes = defineEndpoint(
   'GET /v1/companies/{countryCode}/{companyNumber}/lookalikes',
