@@ -116,6 +116,12 @@ describe('Query.list', () => {
     expect(stat.data?.list?.newResults).toBeNull()
   })
 
+  it('refuses a negative listId before any upstream call', async () => {
+    const result = await stack.execute(OneList, { listId: -1 })
+    expect(result.errors?.[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT', argument: 'listId' })
+    expect(demo.calls()).toEqual([])
+  })
+
   it('is null with NOT_FOUND for a list that does not exist', async () => {
     const result = await stack.execute(OneList, { listId: 4242 })
     expect(result.data).toEqual({ list: null })

@@ -113,6 +113,13 @@ describe('npm start without UPSTREAM_URL', () => {
           '{ company(country: BE, number: "0922.178.703") { name financials(first: 1) { totalCount } } }',
       }),
     })
+    const viaGet = await fetch(
+      `${base}/graphql?query=${encodeURIComponent('{ lists(first: 1) { totalCount } }')}`,
+      {
+        headers: { accept: 'application/graphql-response+json' },
+      },
+    )
+    expect(((await viaGet.json()) as { data: unknown }).data).toEqual({ lists: { totalCount: 10 } })
     const body = (await answer.json()) as {
       data: { company: { name: string; financials: { totalCount: number } } }
     }

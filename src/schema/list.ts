@@ -174,6 +174,9 @@ builder.queryFields((t) => ({
         description: 'Numeric identifier of the list (List.listId).',
       }),
     },
-    resolve: (_root, { listId }) => String(listId),
+    resolve: (_root, { listId }) => {
+      if (listId < 0) throw badUserInput('listId must not be negative.', 'listId')
+      return String(listId)
+    },
   }),
 }))
