@@ -10,7 +10,8 @@ import { startStack } from './support/stack.js'
  * field only, HTTP 200 with the rest of the data, bounded time, and the gateway keeps serving.
  */
 
-const TIMEOUT = 400
+// Long enough for two retries with the default backoff (at most 100 + 200 ms) inside it.
+const TIMEOUT = 1000
 const stack = await startStack({ upstreamTimeoutMs: TIMEOUT, upstreamMaxResponseBytes: 64 * 1024 })
 const { demo } = stack
 const company = demo.data.companies.find((c) => demo.data.financialsOf(c).length >= 3)
