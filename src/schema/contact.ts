@@ -85,10 +85,9 @@ export const ContactNode = builder.node(builder.objectRef<ContactRef>('Contact')
       nullable: true,
       description: 'Job title, in the language selected by Accept-Language (nl, fr or en).',
     }),
-    company: t.field({
+    company: t.expose('company', {
       type: CompanyType,
       description: 'The company the contact works for.',
-      resolve: (c) => c.company,
     }),
   }),
 })

@@ -120,21 +120,18 @@ const People = builder.objectRef<Financial['people']>('People').implement({
 const FinancialType = builder.objectRef<Financial>('Financial').implement({
   description: "One bookkeeping period's statement. Amounts are as the upstream reports them.",
   fields: (t) => ({
-    startDate: t.field({
+    startDate: t.expose('startDate', {
       type: 'Date',
       description: 'First day of the bookkeeping period.',
-      resolve: (f) => f.startDate,
     }),
-    endDate: t.field({
+    endDate: t.expose('endDate', {
       type: 'Date',
       description: 'Last day of the bookkeeping period.',
-      resolve: (f) => f.endDate,
     }),
-    dateReceived: t.field({
+    dateReceived: t.expose('dateReceived', {
       type: 'Date',
       nullable: true,
       description: 'Day the statement was received (filed); null when unknown.',
-      resolve: (f) => f.dateReceived,
     }),
     healthIndicator: t.exposeInt('healthIndicator', {
       nullable: true,

@@ -78,15 +78,13 @@ export const ListNode = builder.loadableNode(builder.objectRef<List>('List'), {
       description:
         'SMART lists: number of new results for the applied filters. STATIC lists: null.',
     }),
-    createdAt: t.field({
+    createdAt: t.expose('createdAt', {
       type: 'DateTime',
       description: 'When the list was created (UTC).',
-      resolve: (l) => l.createdAt,
     }),
-    updatedAt: t.field({
+    updatedAt: t.expose('updatedAt', {
       type: 'DateTime',
       description: 'When the list last changed (UTC).',
-      resolve: (l) => l.updatedAt,
     }),
     createdBy: t.exposeString('createdBy', {
       description: 'E-mail address of the user who created the list.',
