@@ -1,19 +1,18 @@
 import { builder } from '../builder.js'
+import type { Context } from '../context.js'
 import { type Relationship, relationships } from '../upstream/relationships.js'
-import { CompanyType } from './company.js'
+import { type CompanyRef, CompanyType } from './company.js'
 
 /** Shareholders and participations (upstream parents and children), from one upstream call. */
 
 const RelationshipType = builder.objectRef<Relationship>('Relationship').implement({
   description: 'An ownership link between a company and a related party.',
   fields: (t) => ({
-    company: t.field({
+    company: t.expose('identifier', {
       type: CompanyType,
       nullable: true,
       description:
         'The related company; null where the upstream gives no identifier (a person, a foreign party).',
-      resolve: (r, _args, ctx) =>
-        r.identifier ? ctx.loaders.companies.remember(r.identifier) : null,
     }),
     name: t.string({
       nullable: true,
@@ -34,17 +33,24 @@ const RelationshipType = builder.objectRef<Relationship>('Relationship').impleme
   }),
 })
 
+/** One side of a company's relationships; every related company's name is noted on arrival. */
+async function relatedParties(company: CompanyRef, side: 'parents' | 'children', ctx: Context) {
+  const { data } = await ctx.loaders.companies.read(relationships, { company })
+  for (const party of [...data.parents, ...data.children]) {
+    if (party.identifier) ctx.loaders.companies.remember(party.identifier)
+  }
+  return data[side]
+}
+
 builder.objectFields(CompanyType, (t) => ({
   shareholders: t.field({
     type: [RelationshipType],
     description: 'Companies and parties owning a share of this company (upstream: parents).',
-    resolve: async (company, _args, ctx) =>
-      (await ctx.loaders.companies.read(relationships, { company })).data.parents,
+    resolve: (company, _args, ctx) => relatedParties(company, 'parents', ctx),
   }),
   participations: t.field({
     type: [RelationshipType],
     description: 'Companies this company owns a share of (upstream: children).',
-    resolve: async (company, _args, ctx) =>
-      (await ctx.loaders.companies.read(relationships, { company })).data.children,
+    resolve: (company, _args, ctx) => relatedParties(company, 'children', ctx),
   }),
 }))
