@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-/** Settings from the environment (../shared/contract/runtime.md), checked once at start-up. */
+/** Settings from the environment (contract/runtime.md), checked once at start-up. */
 
 const positive = z.coerce.number().int().positive()
 /** An empty variable counts as unset, as shells and compose files often leave them. */

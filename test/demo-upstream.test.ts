@@ -11,7 +11,7 @@ import { lookalikes } from '../src/upstream/lookalikes.js'
 import { relationships } from '../src/upstream/relationships.js'
 
 /**
- * The demo upstream must implement ../shared/upstream-rest-api.md faithfully: every other test
+ * The demo upstream must implement contract/upstream-rest-api.md faithfully: every other test
  * trusts it. Plain HTTP requests, answers checked against the gateway's zod schemas of the
  * documented shapes and against the data set.
  */

@@ -12,7 +12,7 @@ import {
 
 /**
  * The embedded demo upstream: a real HTTP server on loopback implementing the whole REST
- * interface of ../shared/upstream-rest-api.md over the demo data set. The gateway talks to it
+ * interface of contract/upstream-rest-api.md over the demo data set. The gateway talks to it
  * exactly as to production. Tests use its hooks to inject latency and faults and to read the
  * calls it received.
  */
