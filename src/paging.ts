@@ -1,12 +1,14 @@
+import { createHash } from 'node:crypto'
 import { badUserInput } from './errors.js'
 
 /**
  * Relay cursor paging over the upstream's limit/offset paging: the one helper every connection
  * uses, whether the upstream pages (financials, lists, contacts) or the gateway does (lookalikes).
  *
- * A cursor is the item's absolute offset, tagged with the connection it belongs to, so the same
- * item has the same cursor whatever page it came from, and a cursor from another connection is
- * refused instead of silently paging something else.
+ * A cursor is the item's absolute offset plus a tag of the connection it belongs to (its name,
+ * its parent and every argument that changes its items), so the same item has the same cursor
+ * whatever page it came from, and a cursor used on another connection is refused instead of
+ * silently paging something else.
  */
 
 export interface PageArgs {
@@ -45,20 +47,35 @@ export interface OffsetConnection<E> {
   totalCount: number
 }
 
+/**
+ * What a cursor is bound to: the connection's name, then its parent and the arguments that
+ * change its items (view, filters, minScore), in a fixed order. Absent values count as null.
+ */
+export function connectionKey(name: string, ...identity: unknown[]): string {
+  return JSON.stringify([name, ...identity.map((part) => part ?? null)])
+}
+
+/** A short digest of the connection key: tells connections apart without revealing them. */
+const tagOf = (connection: string) =>
+  createHash('sha256').update(connection).digest('base64url').slice(0, 12)
+
 export function encodeCursor(connection: string, offset: number): string {
-  return Buffer.from(`${connection}:${offset}`).toString('base64url')
+  return Buffer.from(`${offset}:${tagOf(connection)}`).toString('base64url')
 }
 
 export function decodeCursor(connection: string, cursor: string, argument: string): number {
   const text = Buffer.from(cursor, 'base64url').toString()
-  const match = /^([A-Za-z]+):(\d{1,9})$/.exec(text)
-  if (match?.[1] !== connection || Buffer.from(text).toString('base64url') !== cursor) {
-    throw badUserInput(`${argument} is not a cursor of this connection (${connection})`, argument)
+  const match = /^(\d{1,9}):([\w-]{12})$/.exec(text)
+  if (match?.[2] !== tagOf(connection) || Buffer.from(text).toString('base64url') !== cursor) {
+    throw badUserInput(
+      `${argument} is not a cursor of this connection: a cursor only pages the connection it came from (same parent, view, filters and minScore).`,
+      argument,
+    )
   }
-  return Number(match[2])
+  return Number(match[1])
 }
 
-function pageSize(value: number | null | undefined, argument: string): number | undefined {
+function checkedSize(value: number | null | undefined, argument: string): number | undefined {
   if (value === null || value === undefined) return undefined
   if (!Number.isInteger(value) || value < 0 || value > MAX_PAGE) {
     throw badUserInput(`${argument} must be between 0 and ${MAX_PAGE}`, argument)
@@ -66,11 +83,32 @@ function pageSize(value: number | null | undefined, argument: string): number | 
   return value
 }
 
+/** first or last, checked: 0..500 each, never both (Relay's spec discourages it; we refuse it). */
+function checkedSizes(args: PageArgs) {
+  const first = checkedSize(args.first, 'first')
+  const last = checkedSize(args.last, 'last')
+  if (first !== undefined && last !== undefined) {
+    throw badUserInput('Give first or last, not both.', 'last')
+  }
+  return { first, last }
+}
+
+/** Most items one page can hold for these arguments; throws BAD_USER_INPUT as paging would. */
+export function pageSize(args: PageArgs): number {
+  const { first, last } = checkedSizes(args)
+  return first ?? last ?? DEFAULT_PAGE
+}
+
+/** Upstream reads one page can need: `last` without `before` reads the total first. */
+export function pageReads(args: PageArgs): number {
+  return args.last != null && args.before == null ? 2 : 1
+}
+
 /**
  * Checks the arguments (before any upstream call), works out which offsets are wanted, fetches
  * them with as few `fetch(offset, limit)` calls as possible and builds the connection.
  * `last` without `before` needs the total first: one call fetches `last` items from the start
- * and gives the total; a second is made only when that first answer did not reach the end.
+ * and gives the total; a second is made only when items are wanted that the first did not bring.
  */
 export function pageOverOffsets<T>(
   connection: string,
@@ -90,8 +128,7 @@ export async function pageOverOffsets<T>(
   fetch: (offset: number, limit: number) => Promise<Slice<T>>,
   toEdge: (item: T) => { node: unknown } = (item) => ({ node: item }),
 ): Promise<OffsetConnection<{ node: unknown }>> {
-  let first = pageSize(args.first, 'first')
-  let last = pageSize(args.last, 'last')
+  let { first, last } = checkedSizes(args)
   const after = args.after == null ? undefined : decodeCursor(connection, args.after, 'after')
   const before = args.before == null ? undefined : decodeCursor(connection, args.before, 'before')
   if (first === undefined && last === undefined) {
@@ -114,7 +151,7 @@ export async function pageOverOffsets<T>(
   }
   const want = Math.max(0, end - start)
   const { offset, slice } =
-    probe !== undefined && start + want <= probe.offset + probe.slice.items.length
+    probe !== undefined && (want === 0 || start + want <= probe.offset + probe.slice.items.length)
       ? probe
       : // Even an empty page is fetched: it gives the total and tells whether the parent exists.
         { offset: start, slice: await fetch(start, Math.max(want, 1)) }

@@ -1,6 +1,8 @@
 import { GraphQLError } from 'graphql'
 import { describe, expect, it } from 'vitest'
-import { encodeCursor, type PageArgs, pageOverOffsets } from '../src/paging.js'
+import { connectionKey, encodeCursor, type PageArgs, pageOverOffsets } from '../src/paging.js'
+
+const THINGS = connectionKey('things', 'parent-1')
 
 /** The paging helper over a collection of 1,234 items, counting the fetches it makes. */
 function collection(size = 1234) {
@@ -9,7 +11,7 @@ function collection(size = 1234) {
   return {
     fetches,
     page: (args: PageArgs) =>
-      pageOverOffsets('things', args, async (offset, limit) => {
+      pageOverOffsets(THINGS, args, async (offset, limit) => {
         expect(limit).toBeGreaterThan(0)
         expect(limit).toBeLessThanOrEqual(500)
         fetches.push([offset, limit])
@@ -20,7 +22,7 @@ function collection(size = 1234) {
 
 const offsets = (c: Awaited<ReturnType<ReturnType<typeof collection>['page']>>) =>
   c.edges.map((e) => e.node)
-const cursor = (offset: number) => encodeCursor('things', offset)
+const cursor = (offset: number) => encodeCursor(THINGS, offset)
 
 describe('forward', () => {
   it('defaults to the first 20', async () => {
@@ -112,6 +114,15 @@ describe('backward', () => {
     expect(page.pageInfo.hasPreviousPage).toBe(false)
   })
 
+  it('last: 0 reads the total once and returns nothing', async () => {
+    const c = collection()
+    const page = await c.page({ last: 0 })
+    expect(offsets(page)).toEqual([])
+    expect(page.totalCount).toBe(1234)
+    expect(page.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true })
+    expect(c.fetches).toEqual([[0, 1]])
+  })
+
   it('after and before together bound the window', async () => {
     const page = await collection().page({ after: cursor(10), before: cursor(15) })
     expect(offsets(page)).toEqual([11, 12, 13, 14])
@@ -133,10 +144,19 @@ describe('refused before any fetch', () => {
     await refused({ last: 1000 }, 'last')
   })
 
+  it('first and last together', async () => {
+    await refused({ first: 5, last: 5 }, 'last')
+    await refused({ first: 0, last: 0 }, 'last')
+  })
+
   it('a cursor of another connection, or garbage', async () => {
-    await refused({ after: encodeCursor('lists', 3) }, 'after')
+    await refused({ after: encodeCursor(connectionKey('lists', 'parent-1'), 3) }, 'after')
+    // Same kind of connection, another parent or another filter.
+    await refused({ after: encodeCursor(connectionKey('things', 'parent-2'), 3) }, 'after')
+    await refused({ before: encodeCursor(connectionKey('things', 'parent-1', 0.5), 3) }, 'before')
     await refused({ before: 'garbage!' }, 'before')
-    await refused({ after: Buffer.from('things:-1').toString('base64url') }, 'after')
+    await refused({ after: Buffer.from('-1:things').toString('base64url') }, 'after')
+    await refused({ after: `${cursor(3)}==` }, 'after')
     await refused({ after: `${cursor(3)}!` }, 'after')
     await refused({ after: '' }, 'after')
   })
