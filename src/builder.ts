@@ -2,7 +2,7 @@ import SchemaBuilder from '@pothos/core'
 import DataloaderPlugin from '@pothos/plugin-dataloader'
 import RelayPlugin from '@pothos/plugin-relay'
 import type { Context } from './context.js'
-import { decodeNodeId } from './global-id.js'
+import { decodeGlobalId, encodeGlobalId } from './global-id.js'
 
 /** The Pothos builder every file of src/schema/ adds its types to. Defines no types itself. */
 export const builder = new SchemaBuilder<{
@@ -24,21 +24,17 @@ export const builder = new SchemaBuilder<{
   plugins: [RelayPlugin, DataloaderPlugin],
   relay: {
     clientMutationId: 'omit',
-    decodeGlobalID: decodeNodeId,
+    encodeGlobalID: encodeGlobalId,
+    decodeGlobalID: decodeGlobalId,
     cursorType: 'String',
     nodeTypeOptions: { description: 'Relay global object identification.' },
     idFieldOptions: {
-      description: 'Opaque global ID (base64 of type name + natural key), accepted by Query.node.',
-    },
-    nodeQueryOptions: {
-      args: { id: { description: 'Global ID of a List, Company or Contact.' } },
       description:
-        'Any List, Company or Contact by its global ID; null (with a NOT_FOUND error) when the ID is well formed but names nothing. A Company ID resolves without an upstream call.',
+        'Opaque global ID (URL-safe, typed, reveals no personal data), accepted by Query.node and Query.nodes.',
     },
-    nodesQueryOptions: {
-      args: { ids: { description: 'Global IDs of Lists, Companies or Contacts, in any mix.' } },
-      description: 'Several objects by global ID in one round trip, in the order asked.',
-    },
+    // src/schema/node.ts defines node and nodes: each ID answers on its own, errors included.
+    nodeQueryOptions: false,
+    nodesQueryOptions: false,
     pageInfoTypeOptions: { description: 'Where a page sits in its collection (Relay).' },
     hasNextPageFieldOptions: { description: 'Whether items follow the last one of this page.' },
     hasPreviousPageFieldOptions: {

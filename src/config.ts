@@ -3,6 +3,8 @@ import { z } from 'zod'
 /** Settings from the environment (contract/runtime.md), checked once at start-up. */
 
 const positive = z.coerce.number().int().positive()
+/** Used when GATEWAY_SECRET is unset: fine for development, public, so never for production. */
+const DEVELOPMENT_SECRET = 'company-data-gateway development secret'
 /** An empty variable counts as unset, as shells and compose files often leave them. */
 const optional = (schema: z.ZodType<string>) =>
   z.preprocess((v) => (v === '' ? undefined : v), schema.optional())
@@ -24,7 +26,9 @@ export const settings = z
     MAX_DEPTH: positive.default(16),
     MAX_ALIASES: positive.default(30),
     MAX_BODY_BYTES: positive.default(102_400),
+    OPERATION_TIMEOUT_MS: positive.default(30_000),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+    GATEWAY_SECRET: optional(z.string().min(16, 'must be at least 16 characters')),
     NODE_ENV: z.string().default('development'),
   })
   // The same settings under the names the code uses.
@@ -43,7 +47,13 @@ export const settings = z
     maxDepth: e.MAX_DEPTH,
     maxAliases: e.MAX_ALIASES,
     maxBodyBytes: e.MAX_BODY_BYTES,
+    /** Time one operation may spend on the upstream, waiting for a free connection included. */
+    operationTimeoutMs: e.OPERATION_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
+    /** Key of the keyed hashes (Contact IDs); the same on every replica. */
+    gatewaySecret: e.GATEWAY_SECRET ?? DEVELOPMENT_SECRET,
+    /** main.ts warns when production runs on the development secret. */
+    gatewaySecretIsDefault: e.GATEWAY_SECRET === undefined,
     /** Masks unexpected errors and turns off development details. */
     production: e.NODE_ENV === 'production',
   }))

@@ -1,13 +1,27 @@
+import { randomUUID } from 'node:crypto'
 import type { YogaInitialContext } from 'graphql-yoga'
+import { keyedHash } from './keyed-hash.js'
 import { createLoaders, type Loaders } from './loaders.js'
-import type { Caller, Language, UpstreamClient } from './upstream/client.js'
+import type { Language, ReadScope, UpstreamClient } from './upstream/client.js'
 
-/** What every resolver gets: who is asking and this request's own loaders. */
+/**
+ * One operation's share of the upstream: its budget of HTTP requests (MAX_OPERATION_COST), its
+ * deadline (OPERATION_TIMEOUT_MS) and its end. When the response is complete or the client goes
+ * away, `end()` aborts the signal: reads still waiting are dropped and those in flight aborted.
+ */
+export interface Operation extends ReadScope {
+  /** HTTP requests sent upstream for this operation so far, retries included. */
+  readonly upstreamCalls: number
+  readonly limit: number
+  end(): void
+}
+
+/** What every resolver gets: this operation's loaders, budget and keyed hash. */
 export interface Context {
-  caller: Caller
   loaders: Loaders
-  /** What this request cost the upstream so far, reported in `extensions.cost`. */
-  stats: { readonly upstreamCalls: number }
+  operation: Operation
+  /** Keyed hash with GATEWAY_SECRET, for IDs that must not reveal what they stand for. */
+  keyedHash(parts: readonly string[], length?: number): string
 }
 
 /** The first of nl, fr, en that Accept-Language names (any case, region ignored), if any. */
@@ -25,21 +39,39 @@ export function bearerToken(authorization: string | null): string | undefined {
   return match?.[1]
 }
 
-export function contextFactory(client: UpstreamClient) {
+export interface ContextSettings {
+  maxOperationCost: number
+  operationTimeoutMs: number
+  gatewaySecret: string
+}
+
+export function contextFactory(client: UpstreamClient, settings: ContextSettings) {
+  const hash = (parts: readonly string[], length?: number) =>
+    keyedHash(settings.gatewaySecret, parts, length)
   return ({ request }: YogaInitialContext): Context => {
-    const caller: Caller = {
-      token: bearerToken(request.headers.get('authorization')),
-      language: languageOf(request.headers.get('accept-language')),
-    }
-    const loaders = createLoaders(client, caller)
-    return {
-      caller,
-      loaders,
-      stats: {
-        get upstreamCalls() {
-          return loaders.upstream.attempts.count
-        },
+    const token = bearerToken(request.headers.get('authorization'))
+    const ended = new AbortController()
+    // The request's signal aborts when the client goes away (it may not be a native AbortSignal).
+    if (request.signal.aborted) ended.abort()
+    else request.signal.addEventListener('abort', () => ended.abort(), { once: true })
+    let used = 0
+    const operation: Operation = {
+      caller: { token, language: languageOf(request.headers.get('accept-language')) },
+      // Callers share connections fairly by their token; a caller without one is on its own.
+      fairnessKey: token === undefined ? randomUUID() : hash(['fairness', token]),
+      signal: ended.signal,
+      deadline: Date.now() + settings.operationTimeoutMs,
+      limit: settings.maxOperationCost,
+      get upstreamCalls() {
+        return used
       },
+      spend() {
+        if (used >= settings.maxOperationCost) return false
+        used++
+        return true
+      },
+      end: () => ended.abort(),
     }
+    return { operation, loaders: createLoaders(client, operation), keyedHash: hash }
   }
 }

@@ -2,189 +2,219 @@ import {
   type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
-  GraphQLError,
+  type GraphQLField,
   type GraphQLNamedType,
+  type GraphQLObjectType,
   type GraphQLSchema,
+  getArgumentValues,
   getNamedType,
-  isInterfaceType,
+  isAbstractType,
   isObjectType,
   Kind,
+  type OperationDefinitionNode,
   type SelectionSetNode,
-  valueFromASTUntyped,
 } from 'graphql'
-import type { Plugin } from 'graphql-yoga'
-import type { Context } from './context.js'
-import { DEFAULT_PAGE, MAX_PAGE } from './paging.js'
+import { collectFields } from 'graphql/execution/collectFields.js'
+import { type PageArgs, pageReads, pageSize } from './paging.js'
 
 /**
- * Before execution, an upper bound of the upstream calls an operation can cause: each field that
- * reads the upstream counts its calls, times the pages or IDs above it. An operation over the
- * budget is refused with QUERY_TOO_COSTLY and no upstream call; every response reports
- * `extensions.cost` with the estimate and the calls actually made.
+ * The upstream cost of an operation, estimated before it runs. Each field that reads the upstream
+ * declares its cost where it is defined (`extensions: upstreamCost({...})` in src/schema/), and
+ * the estimate adds them up, times the pages or IDs above each. src/operation-budget.ts refuses
+ * an operation whose estimate is over MAX_OPERATION_COST and, while it runs, refuses every read
+ * past that budget, so the estimate never has to be exact: it has to be close and cheap.
  */
-
-/** Shareholders or participations assumed per company when their children cost calls. */
-export const RELATIONSHIP_FAN_OUT = 10
 
 type Args = Record<string, unknown>
 
-interface Rule {
-  /** Upstream calls the field itself can cause. */
-  calls: (args: Args) => number
-  /** How many times its children run: the page size, the number of IDs … */
+/** What is known of the companies a field leads to. */
+export type CompanyKnowledge =
+  /** Their name and place came along (list members, relationships, a contact's company). */
+  | 'carried'
+  /** Only country and number (lookalikes): a name costs a read unless another read brings it. */
+  | 'bare'
+  /** Not even whether the upstream knows them (company(), node()): one read must tell. */
+  | 'unverified'
+
+export interface UpstreamCost {
+  /** Upstream reads the field makes for each object it is asked on. */
+  reads?: number | ((args: Args) => number)
+  /** Fields of one object with the same key share one read (shareholders and participations). */
+  sharedRead?: string
+  /** How many times the selection below the field runs: the page size, the number of IDs. */
   fanOut?: (args: Args) => number
-  /** Whether Companies reached through it come with their name and place ('carried'). */
-  companies?: 'carried' | 'bare'
+  /** The field's read names the company it is asked on, so its name costs nothing more. */
+  namesCompany?: boolean
+  /** The company's own name or place: a read when nothing else names the company. */
+  isCompanyName?: boolean
+  /** What is known of the companies reached through the field. */
+  companies?: CompanyKnowledge
 }
 
-const pageSize = (args: Args) => {
-  const size = args.first ?? args.last ?? DEFAULT_PAGE
-  return typeof size === 'number' && size >= 0 && size <= MAX_PAGE ? size : MAX_PAGE
-}
-/** `last` alone needs the total first: up to two calls. */
-const pageCalls = (args: Args) =>
-  args.last != null && args.before == null && args.first == null ? 2 : 1
-const paged: Rule = { calls: pageCalls, fanOut: pageSize }
-const one = () => 1
-const idCount = (args: Args) => (Array.isArray(args.ids) ? args.ids.length : 1)
+/** Shareholders or participations assumed per company when their selection reads the upstream. */
+export const RELATIONSHIP_FAN_OUT = 10
 
-const RULES: Record<string, Rule> = {
-  'Query.lists': paged,
-  'Query.list': { calls: one },
-  'Query.company': { calls: () => 0, companies: 'bare' },
-  'Query.node': { calls: one, companies: 'bare' },
-  'Query.nodes': { calls: idCount, fanOut: idCount, companies: 'bare' },
-  'List.companies': { ...paged, companies: 'carried' },
-  'List.contacts': paged,
-  'Company.financials': paged,
-  'Company.contacts': paged,
-  'Company.lookalikes': { calls: one, fanOut: pageSize, companies: 'bare' },
-  'Company.shareholders': { calls: one, fanOut: () => RELATIONSHIP_FAN_OUT, companies: 'carried' },
-  'Company.participations': {
-    calls: one,
-    fanOut: () => RELATIONSHIP_FAN_OUT,
-    companies: 'carried',
-  },
-  'Contact.company': { calls: () => 0, companies: 'carried' },
-  'Relationship.company': { calls: () => 0, companies: 'carried' },
+/** Field extensions declaring a field's upstream cost (read by the estimate from the schema). */
+export function upstreamCost(cost: UpstreamCost): { upstreamCost: UpstreamCost } {
+  return { upstreamCost: cost }
 }
 
-/** Company fields that read the company's own resources, and so learn its name on the way. */
-const COMPANY_READS = new Set([
-  'financials',
-  'contacts',
-  'lookalikes',
-  'shareholders',
-  'participations',
-])
-const RELATIONSHIP_FIELDS = new Set(['shareholders', 'participations'])
+/**
+ * A connection over an upstream-paged collection: one read per page (two for `last` alone), its
+ * items once per page slot. Arguments paging would refuse make no read.
+ */
+export function pagedCost(more: Omit<UpstreamCost, 'reads' | 'fanOut'> = {}) {
+  return upstreamCost({
+    ...more,
+    reads: (args) => (validSize(args) === undefined ? 0 : pageReads(args as PageArgs)),
+    fanOut: (args) => validSize(args) ?? 0,
+  })
+}
 
+/** A connection the gateway pages over one unpaged upstream read (lookalikes). */
+export function unpagedCost(more: Omit<UpstreamCost, 'reads' | 'fanOut'> = {}) {
+  return upstreamCost({
+    ...more,
+    reads: (args) => (validSize(args) === undefined ? 0 : 1),
+    fanOut: (args) => validSize(args) ?? 0,
+  })
+}
+
+function validSize(args: Args): number | undefined {
+  try {
+    return pageSize(args as PageArgs)
+  } catch {
+    return undefined
+  }
+}
+
+/** The upstream cost a field declares, if any: fields without one never read the upstream. */
+export function costOfField(field: GraphQLField<unknown, unknown>): UpstreamCost | undefined {
+  return field.extensions.upstreamCost as UpstreamCost | undefined
+}
+
+/** Whether a field may read the upstream itself (not just lead to objects that do). */
+export function readsUpstream(field: GraphQLField<unknown, unknown>): boolean {
+  const cost = costOfField(field)
+  return cost?.reads !== undefined || cost?.isCompanyName === true
+}
+
+/** The operation a request runs: the named one, or the only one. */
+export function operationOf(
+  document: DocumentNode,
+  operationName: string | null | undefined,
+): OperationDefinitionNode | undefined {
+  const operations = document.definitions.filter(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  )
+  if (operationName == null) return operations.length === 1 ? operations[0] : undefined
+  return operations.find((o) => o.name?.value === operationName)
+}
+
+/**
+ * Upstream calls an operation can cause, given its coerced variables (defaults applied). Fields
+ * are collected as graphql-js executes them (fragments merged, @skip/@include applied), and each
+ * selection's cost is computed once per type and what is known of its companies, so the work is
+ * proportional to the document, however its fragments spread each other.
+ */
 export function estimateUpstreamCalls(
   schema: GraphQLSchema,
   document: DocumentNode,
-  operationName: string | null | undefined,
-  variables: Record<string, unknown> | null | undefined,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
 ): number {
-  const fragments = new Map<string, FragmentDefinitionNode>()
-  let operation: SelectionSetNode | undefined
-  let rootType: GraphQLNamedType | null | undefined
+  const fragments: Record<string, FragmentDefinitionNode> = Object.create(null)
   for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION)
-      fragments.set(definition.name.value, definition)
-    if (
-      definition.kind === Kind.OPERATION_DEFINITION &&
-      (operationName == null || definition.name?.value === operationName)
-    ) {
-      operation = definition.selectionSet
-      rootType = schema.getRootType(definition.operation)
-    }
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition
   }
-  if (!operation || !rootType) return 0
-
-  /** The fields a selection set selects on `type`, through fragments. */
-  const fieldsOf = (
-    set: SelectionSetNode,
-    type: GraphQLNamedType,
-  ): [FieldNode, GraphQLNamedType][] =>
-    set.selections.flatMap((selection): [FieldNode, GraphQLNamedType][] => {
-      if (selection.kind === Kind.FIELD) return [[selection, type]]
-      const fragment =
-        selection.kind === Kind.INLINE_FRAGMENT ? selection : fragments.get(selection.name.value)
-      if (!fragment) return []
-      const condition = fragment.typeCondition && schema.getType(fragment.typeCondition.name.value)
-      return fieldsOf(fragment.selectionSet, condition ?? type)
-    })
-
-  const cost = (
-    set: SelectionSetNode,
-    type: GraphQLNamedType,
-    companies: 'carried' | 'bare',
-  ): number => {
-    const fields = fieldsOf(set, type)
-    let total = 0
-    let relationshipsCounted = false
-    for (const [field, parent] of fields) {
-      const name = field.name.value
-      if (!isObjectType(parent) && !isInterfaceType(parent)) continue
-      const definition = parent.getFields()[name]
-      if (!definition) continue
-      const rule = RULES[`${parent.name}.${name}`]
-      const args: Args = {}
-      for (const arg of field.arguments ?? []) {
-        args[arg.name.value] = valueFromASTUntyped(arg.value, variables ?? undefined)
-      }
-      let calls = rule?.calls(args) ?? 0
-      // Shareholders and participations come from one relationships call.
-      if (RELATIONSHIP_FIELDS.has(name) && parent.name === 'Company') {
-        if (relationshipsCounted) calls = 0
-        relationshipsCounted = true
-      }
-      const children = field.selectionSet
-        ? cost(field.selectionSet, getNamedType(definition.type), rule?.companies ?? companies)
-        : 0
-      total += calls + (rule?.fanOut?.(args) ?? 1) * children
+  const setIds = new Map<SelectionSetNode, number>()
+  const idOf = (set: SelectionSetNode) => {
+    let id = setIds.get(set)
+    if (id === undefined) {
+      id = setIds.size
+      setIds.set(set, id)
     }
-    // A company's name or place costs a call only when nothing else carries it.
-    if (type.name === 'Company' && companies === 'bare') {
-      const names = fields.filter(([f]) => f.name.value === 'name' || f.name.value === 'place')
-      if (names.length > 0 && !fields.some(([f]) => COMPANY_READS.has(f.name.value))) total += 1
+    return id
+  }
+  const memo = new Map<string, number>()
+
+  /** Cost of selections on a type; an abstract type costs what its most costly member does. */
+  const costOf = (
+    type: GraphQLNamedType,
+    sets: readonly SelectionSetNode[],
+    knowledge: CompanyKnowledge,
+  ): number => {
+    const key = `${type.name}|${knowledge}|${sets.map(idOf).join(',')}`
+    let cost = memo.get(key)
+    if (cost === undefined) {
+      const objects = isAbstractType(type)
+        ? schema.getPossibleTypes(type)
+        : isObjectType(type)
+          ? [type]
+          : []
+      cost = Math.max(0, ...objects.map((object) => costOn(object, sets, knowledge)))
+      memo.set(key, cost)
+    }
+    return cost
+  }
+
+  const costOn = (
+    type: GraphQLObjectType,
+    sets: readonly SelectionSetNode[],
+    knowledge: CompanyKnowledge,
+  ): number => {
+    const fields = new Map<string, FieldNode[]>()
+    for (const set of sets) {
+      for (const [responseKey, nodes] of collectFields(schema, fragments, variables, type, set)) {
+        fields.set(responseKey, [...(fields.get(responseKey) ?? []), ...nodes])
+      }
+    }
+    const definitions = type.getFields()
+    const sharedReads = new Set<string>()
+    let total = 0
+    let named = false
+    let asksName = false
+    for (const nodes of fields.values()) {
+      const node = nodes[0]
+      const definition = node && definitions[node.name.value]
+      if (!node || !definition) continue
+      const cost = costOfField(definition)
+      const args = cost ? argumentsOf(definition, node, variables) : {}
+      let reads = typeof cost?.reads === 'function' ? cost.reads(args) : (cost?.reads ?? 0)
+      if (cost?.namesCompany && reads > 0) named = true
+      if (cost?.sharedRead !== undefined && reads > 0) {
+        if (sharedReads.has(cost.sharedRead)) reads = 0
+        sharedReads.add(cost.sharedRead)
+      }
+      if (cost?.isCompanyName) asksName = true
+      const below = nodes.flatMap((n) => (n.selectionSet ? [n.selectionSet] : []))
+      const children =
+        below.length === 0
+          ? 0
+          : costOf(getNamedType(definition.type), below, cost?.companies ?? knowledge)
+      total += reads + (cost?.fanOut?.(args) ?? 1) * children
+    }
+    // A company nothing names costs one read: for its name, or to learn that it exists at all.
+    const isCompany = Object.values(definitions).some((f) => costOfField(f)?.isCompanyName)
+    if (isCompany && !named && (knowledge === 'unverified' || (knowledge === 'bare' && asksName))) {
+      total += 1
     }
     return total
   }
 
-  return cost(operation, rootType, 'bare')
+  const root = schema.getRootType(operation.operation)
+  return root ? costOf(root, [operation.selectionSet], 'carried') : 0
 }
 
-/** yoga plugin: refuses operations over the budget and reports the cost of every operation. */
-export function useUpstreamCost(maxCost: number): Plugin<Context> {
-  return {
-    onExecute({ args, setResultAndStopExecution }) {
-      const estimated = estimateUpstreamCalls(
-        args.schema,
-        args.document,
-        args.operationName,
-        args.variableValues,
-      )
-      const stats = (args.contextValue as Context).stats
-      const report = () => ({ estimated, limit: maxCost, upstreamCalls: stats.upstreamCalls })
-      if (estimated > maxCost) {
-        setResultAndStopExecution({
-          errors: [
-            new GraphQLError(
-              `This operation could cause up to ${estimated} upstream calls, more than the ${maxCost} allowed: ask for smaller pages (first/last) or fewer nested connections.`,
-              { extensions: { code: 'QUERY_TOO_COSTLY', cost: report() } },
-            ),
-          ],
-          extensions: { cost: report() },
-        })
-        return
-      }
-      return {
-        onExecuteDone({ result, setResult }) {
-          if (Symbol.asyncIterator in result) return
-          setResult({ ...result, extensions: { ...result.extensions, cost: report() } })
-        },
-      }
-    },
+/** A field's arguments as execution will see them (defaults applied); {} when they are invalid. */
+function argumentsOf(
+  definition: GraphQLField<unknown, unknown>,
+  node: FieldNode,
+  variables: Record<string, unknown>,
+): Args {
+  try {
+    return getArgumentValues(definition, node, variables)
+  } catch {
+    return {}
   }
 }

@@ -1,11 +1,11 @@
 import { GraphQLError } from 'graphql'
 import { maskError as yogaMaskError } from 'graphql-yoga'
-import { UpstreamError } from './upstream/errors.js'
 
 /**
- * The one place errors get their GraphQL shape. Every error a client sees carries
- * `extensions.code`: BAD_USER_INPUT for arguments refused before any upstream call, the upstream
- * codes of src/upstream/errors.ts, and yoga's own codes for unparsable or invalid operations.
+ * Errors get their code where they are born: argument checks here (BAD_USER_INPUT, NOT_FOUND),
+ * upstream failures in src/upstream/errors.ts (whose `extensions` graphql-js copies onto the
+ * GraphQL error), refusals before execution in src/admission.ts and src/operation-budget.ts.
+ * Masking only has to keep coded errors as they are and hide everything else.
  */
 
 /** An argument the gateway refuses before any upstream call. */
@@ -15,23 +15,33 @@ export function badUserInput(message: string, argument?: string): GraphQLError {
   })
 }
 
-/** yoga's maskError hook: upstream failures keep their code and message; anything unexpected
- *  is masked as yoga does (its message, code INTERNAL_SERVER_ERROR). */
+/** Something asked for by identifier that the upstream does not have. */
+export function notFound(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'NOT_FOUND' } })
+}
+
+/** An error that carries a code was expected; anything else is a bug. */
+function isCoded(error: unknown): error is GraphQLError {
+  return error instanceof GraphQLError && typeof error.extensions.code === 'string'
+}
+
+/**
+ * yoga's maskError hook. A coded error passes unchanged, so yoga neither masks it nor logs it as
+ * unexpected. Anything else is a bug: masked as yoga does (`Unexpected error.` in production)
+ * with code INTERNAL_SERVER_ERROR, which yoga logs at error level with its stack.
+ */
 export function maskError(error: unknown, message: string, isDev?: boolean): Error {
-  const original = error instanceof GraphQLError ? error.originalError : error
-  if (original instanceof UpstreamError && error instanceof GraphQLError) {
-    return new GraphQLError(original.message, {
-      nodes: error.nodes,
-      source: error.source,
-      positions: error.positions,
-      path: error.path,
-      extensions: {
-        code: original.code,
-        ...(original.retryAfterSeconds === undefined
-          ? {}
-          : { retryAfterSeconds: original.retryAfterSeconds }),
-      },
+  if (isCoded(error)) return error
+  const masked = yogaMaskError(error, message, isDev)
+  if (masked instanceof GraphQLError && masked.extensions.code === undefined) {
+    // graphql-js's own complaints (a null for a non-null field) are bugs of ours too.
+    return new GraphQLError(masked.message, {
+      nodes: masked.nodes,
+      source: masked.source,
+      positions: masked.positions,
+      path: masked.path,
+      extensions: { ...masked.extensions, code: 'INTERNAL_SERVER_ERROR' },
     })
   }
-  return yogaMaskError(error, message, isDev)
+  return masked
 }

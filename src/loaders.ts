@@ -1,35 +1,47 @@
 import DataLoader from 'dataloader'
 import {
-  type Caller,
   type Endpoint,
   type PreparedRequest,
   prepare,
+  type ReadScope,
   type UpstreamClient,
 } from './upstream/client.js'
 import type { CompanyIdentifier, CompanyKey } from './upstream/common.js'
+import { UpstreamError } from './upstream/errors.js'
 import { financials } from './upstream/financials.js'
 
 /**
- * Per-request readers over the upstream client. One set is made for each GraphQL request in the
- * context factory and dropped with it, so nothing read for one caller is served to another.
+ * Per-operation readers over the upstream client. One set is made for each GraphQL operation in
+ * the context factory and dropped with it, so nothing read for one caller is served to another.
  */
 
-/** Every upstream read of a request: identical reads (same path and query) are made once. */
+/**
+ * A DataLoader batch function over `work` for each key: every key gets its own result or its
+ * own Error, so one failed key never fails the other keys of its batch.
+ */
+export function eachSettled<K, V>(
+  keys: readonly K[],
+  work: (key: K) => V | Promise<V>,
+): Promise<(V | Error)[]> {
+  return Promise.all(
+    keys.map(async (key) => {
+      try {
+        return await work(key)
+      } catch (error) {
+        return error instanceof Error ? error : new Error(String(error))
+      }
+    }),
+  )
+}
+
+/** Every upstream read of an operation: identical reads (same path and query) are made once. */
 export class UpstreamReader {
   private readonly loader: DataLoader<PreparedRequest, unknown, string>
-  /** HTTP requests made for this GraphQL request, retries included. */
-  readonly attempts = { count: 0 }
 
-  constructor(client: UpstreamClient, caller: Caller) {
+  constructor(client: UpstreamClient, scope: ReadScope) {
+    // The REST service has no batch endpoint: a batch sends its reads in parallel.
     this.loader = new DataLoader(
-      // The REST service has no batch endpoint: the batch sends its reads in parallel, and a
-      // failed read fails only the fields that wait for it.
-      (requests) =>
-        Promise.all(
-          requests.map((request) =>
-            client.send(request, caller, this.attempts).catch((error: Error) => error),
-          ),
-        ),
+      (requests) => eachSettled(requests, (request) => client.send(request, scope)),
       { cacheKeyFn: (request) => request.key },
     )
   }
@@ -42,18 +54,21 @@ export class UpstreamReader {
 export const companyKeyString = (company: CompanyKey) =>
   `${company.country}:${company.companyNumber}`
 
+const isNotFound = (error: unknown) => error instanceof UpstreamError && error.code === 'NOT_FOUND'
+
 /**
- * What this request knows of companies' names and places. Every response that carries a company
- * identifier feeds it, so a name costs an upstream call only when nothing in hand or in flight
- * will carry it.
+ * What this operation knows of companies' names and places, and whether they exist. Every
+ * response that carries a company identifier feeds it, so a name costs an upstream call only
+ * when nothing in hand or in flight will carry it.
  */
 export class CompanyDirectory {
   private readonly known = new Map<string, CompanyIdentifier>()
+  /** The first read in flight (or failed with NOT_FOUND) of each company's own resources. */
   private readonly expected = new Map<string, Promise<CompanyIdentifier>>()
   private readonly loader: DataLoader<CompanyKey, CompanyIdentifier, string>
 
   constructor(private readonly upstream: UpstreamReader) {
-    this.loader = new DataLoader((keys) => Promise.all(keys.map((key) => this.lookUp(key))), {
+    this.loader = new DataLoader((keys) => eachSettled(keys, (key) => this.lookUp(key)), {
       cacheKeyFn: companyKeyString,
       // Wait until the resolvers of this execution pass have started their reads, so that a
       // name asked beside the company's financials comes from that same call.
@@ -76,10 +91,11 @@ export class CompanyDirectory {
     const key = companyKeyString(params.company)
     if (!this.known.has(key) && !this.expected.has(key)) {
       const identifier = response.then((r) => r.identifier)
-      // A failure here is reported by the read itself; the directory just stops expecting.
       identifier.then(
         (id) => this.remember(id),
-        () => this.expected.delete(key),
+        // A 404 settles the question for every field of the company; any other failure is the
+        // read's own (reported by it), and a name lookup may still try another read.
+        (error) => isNotFound(error) || this.expected.delete(key),
       )
       this.expected.set(key, identifier)
     }
@@ -88,6 +104,19 @@ export class CompanyDirectory {
 
   identify(company: CompanyKey): Promise<CompanyIdentifier> {
     return this.loader.load(company)
+  }
+
+  /**
+   * Whether the upstream has the company: false only when it answered 404. Answered by a read
+   * already known or in flight for it, else by the smallest read that names it.
+   */
+  async verify(company: CompanyKey): Promise<boolean> {
+    try {
+      await this.identify(company)
+      return true
+    } catch (error) {
+      return !isNotFound(error)
+    }
   }
 
   private lookUp(company: CompanyKey): Promise<CompanyIdentifier> {
@@ -106,7 +135,7 @@ export interface Loaders {
   companies: CompanyDirectory
 }
 
-export function createLoaders(client: UpstreamClient, caller: Caller): Loaders {
-  const upstream = new UpstreamReader(client, caller)
+export function createLoaders(client: UpstreamClient, scope: ReadScope): Loaders {
+  const upstream = new UpstreamReader(client, scope)
   return { upstream, companies: new CompanyDirectory(upstream) }
 }

@@ -1,7 +1,5 @@
-import { getOperationAST } from 'graphql'
-import type { Plugin, YogaLogger } from 'graphql-yoga'
+import type { YogaLogger } from 'graphql-yoga'
 import { type DestinationStream, pino } from 'pino'
-import type { Context } from './context.js'
 
 /** JSON-lines logger (pino). Authorization headers and tokens are redacted wherever they appear. */
 export function createLogger(level: string, destination?: DestinationStream) {
@@ -33,32 +31,5 @@ export function yogaLogger(logger: Logger): YogaLogger {
     info: forward('info'),
     warn: forward('warn'),
     error: forward('error'),
-  }
-}
-
-/**
- * One line per operation: its name, duration, upstream calls and error codes, so operators see
- * what each query cost. Never the query text's variables, never a header.
- */
-export function useOperationLog(logger: Logger): Plugin<Context> {
-  return {
-    onExecute({ args }) {
-      const started = performance.now()
-      return {
-        onExecuteDone({ result }) {
-          if (Symbol.asyncIterator in result) return
-          const codes = (result.errors ?? []).map((e) => String(e.extensions?.code ?? 'UNKNOWN'))
-          logger.info(
-            {
-              operation: getOperationAST(args.document, args.operationName)?.name?.value ?? null,
-              durationMs: Math.round(performance.now() - started),
-              upstreamCalls: (args.contextValue as Context).stats.upstreamCalls,
-              errors: codes.length > 0 ? codes : undefined,
-            },
-            'operation',
-          )
-        },
-      }
-    },
   }
 }

@@ -1,15 +1,12 @@
-import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases'
-import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth'
-import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives'
-import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens'
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql'
-import { GraphQLError, type ValidationContext } from 'graphql'
 import { createYoga, useReadinessCheck } from 'graphql-yoga'
+import { operationShapeLimits, useAcceptCheck } from './admission.js'
 import type { Config } from './config.js'
 import { type Context, contextFactory } from './context.js'
-import { useUpstreamCost } from './cost.js'
 import { maskError } from './errors.js'
-import { type Logger, useOperationLog, yogaLogger } from './logger.js'
+import { type Logger, yogaLogger } from './logger.js'
+import { useOperationBudget } from './operation-budget.js'
+import { useOperationLog } from './operation-log.js'
 import { schema } from './schema/index.js'
 import { UpstreamClient } from './upstream/client.js'
 
@@ -43,26 +40,6 @@ query Traversal {
 }
 `
 
-/** Fixed limits on the shape of an operation (see README, Limits). */
-const MAX_TOKENS = 2000
-const MAX_DIRECTIVES = 20
-
-/**
- * graphql-armor throws its rejections out of validation, where they lose any code; reported as
- * validation errors instead, they carry GRAPHQL_VALIDATION_FAILED like every other one.
- */
-const reportAsValidationError = {
-  propagateOnRejection: false,
-  onReject: [
-    (context: ValidationContext | null, error: GraphQLError) =>
-      context?.reportError(
-        new GraphQLError(error.message.replace(/^Syntax Error: /, ''), {
-          extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
-        }),
-      ),
-  ],
-}
-
 export type GatewayConfig = Omit<Config, 'port' | 'host' | 'logLevel' | 'upstreamUrl'> & {
   upstreamUrl: string
 }
@@ -81,10 +58,11 @@ export function createGateway(config: GatewayConfig, logger?: Logger) {
     maxResponseBytes: config.upstreamMaxResponseBytes,
     logger,
   })
+  const graphqlEndpoint = '/graphql'
   const yoga = createYoga<Record<string, never>, Context>({
     schema,
-    context: contextFactory(client),
-    graphqlEndpoint: '/graphql',
+    context: contextFactory(client, config),
+    graphqlEndpoint,
     landingPage: false,
     graphiql: { title: 'Company data gateway', defaultQuery: EXAMPLE_QUERY },
     // GraphiQL's assets are served from the package, so it works with no internet access.
@@ -93,14 +71,12 @@ export function createGateway(config: GatewayConfig, logger?: Logger) {
     // One operation per request: a batch would multiply the upstream work past the cost check.
     batching: false,
     plugins: [
+      ...(logger ? [useOperationLog(logger, graphqlEndpoint)] : []),
       // /health (liveness) is yoga's own; ready means the upstream answers at all.
       useReadinessCheck({ endpoint: '/ready', check: () => client.reachable() }),
-      maxTokensPlugin({ n: MAX_TOKENS }),
-      maxDepthPlugin({ n: config.maxDepth, flattenFragments: true, ...reportAsValidationError }),
-      maxAliasesPlugin({ n: config.maxAliases, allowList: [], ...reportAsValidationError }),
-      maxDirectivesPlugin({ n: MAX_DIRECTIVES, ...reportAsValidationError }),
-      useUpstreamCost(config.maxOperationCost),
-      ...(logger ? [useOperationLog(logger)] : []),
+      useAcceptCheck(graphqlEndpoint),
+      ...operationShapeLimits(config),
+      useOperationBudget(config.maxOperationCost),
     ],
     maskedErrors: { maskError, isDev: !config.production },
     logging: logger ? yogaLogger(logger) : false,

@@ -183,6 +183,46 @@ describe('Company.lookalikes', () => {
   })
 })
 
+describe('a cursor pages only the connection it came from', () => {
+  const other = data.companies.find(
+    (c) => c !== withAlikes && data.lookalikesOf(c).length >= 5 && data.contactsOf(c).length >= 5,
+  )
+  if (!other) throw new Error('no second company')
+
+  it('a lookalikes cursor of one company, or of another minScore, is refused', async () => {
+    const page = await stack.execute(Lookalikes, { ...at(withAlikes), first: 2 })
+    const after = page.data?.company?.lookalikes.pageInfo.endCursor
+    demo.reset()
+    for (const args of [
+      { ...at(other), after },
+      { ...at(withAlikes), after, minScore: 0.5 },
+    ]) {
+      const result = await stack.execute(Lookalikes, { first: 2, ...args })
+      expect(result.errors?.map((e) => [e.extensions?.code, e.extensions?.argument])).toEqual([
+        ['BAD_USER_INPUT', 'after'],
+      ])
+    }
+    // A refused field needs no existence check either: no upstream call at all.
+    expect(demo.calls()).toEqual([])
+  })
+
+  it('a contacts cursor is refused with other filters, accepted with the same ones in any order', async () => {
+    const filtered = { ...at(staffed), seniorities: ['C_LEVEL', 'VP', 'MANAGER'], first: 1 }
+    const page = await stack.execute(Contacts, filtered)
+    const after = page.data?.company?.contacts.pageInfo.endCursor
+    demo.reset()
+    const other = await stack.execute(Contacts, { ...filtered, seniorities: ['VP'], after })
+    expect(other.errors?.map((e) => e.extensions?.code)).toEqual(['BAD_USER_INPUT'])
+    expect(demo.calls()).toEqual([])
+    const same = await stack.execute(Contacts, {
+      ...filtered,
+      seniorities: ['MANAGER', 'VP', 'C_LEVEL'],
+      after,
+    })
+    expect(same.errors).toBeUndefined()
+  })
+})
+
 describe('Company.shareholders and participations', () => {
   it('maps parents and children; a party without identifier keeps its name, function and share', async () => {
     const result = await stack.execute(Relationships, at(subsidiary))

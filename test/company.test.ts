@@ -124,22 +124,48 @@ describe('company { name financials }', () => {
     expect(demo.calls()).toEqual([])
   })
 
-  it('reports NOT_FOUND on the fields of a company the upstream does not know', async () => {
-    const result = await stack.execute(CompanyName, { country: 'NL', number: '00000001' })
-    expect(result.data?.company).toEqual({ number: '00000001', name: null, place: null })
-    expect(result.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
-      [['company', 'name'], 'NOT_FOUND'],
-      [['company', 'place'], 'NOT_FOUND'],
-    ])
-    expect(demo.calls()).toHaveLength(1)
-  })
+  it.each([
+    ['number', '{ number }', 1],
+    ['__typename', '{ __typename }', 1],
+    ['name and place', '{ name place }', 1],
+    ['financials and name', '{ name financials(first: 3) { totalCount } }', 1],
+    [
+      'every resource',
+      '{ financials { totalCount } lookalikes { nodes { name } } shareholders { name } contacts { totalCount } }',
+      4,
+    ],
+  ])(
+    'a company the upstream does not know is null with NOT_FOUND at its path, asked for %s, with no extra call',
+    async (_what, selection, calls) => {
+      const { status, body } = await stack.post(
+        `{ company(country: NL, number: "00000001") ${selection} }`,
+      )
+      expect(status).toBe(200)
+      expect(body.data).toEqual({ company: null })
+      expect(body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+        [['company'], 'NOT_FOUND'],
+      ])
+      expect(body.errors?.[0]?.message).toBe('The upstream knows no company NL 00000001.')
+      // The reads the fields need anyway tell; only a selection that needs none makes one.
+      expect(demo.calls()).toHaveLength(calls)
+      expect(body.extensions?.cost).toMatchObject({ upstreamCalls: calls })
+    },
+  )
 })
 
 describe('upstream failures reach the client as coded errors on the failing field only', () => {
   const financialsPath = new RegExp(`/${company.companyNumber}/financials$`)
 
+  it('a 404 of the company’s only read means the company is unknown: null with NOT_FOUND', async () => {
+    demo.inject({ path: financialsPath, status: 404 })
+    const result = await stack.execute(CompanyFinancials, { ...vars, first: 2 })
+    expect(result.data).toEqual({ company: null })
+    expect(result.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+      [['company'], 'NOT_FOUND'],
+    ])
+  })
+
   it.each([
-    [404, 'NOT_FOUND'],
     [401, 'UNAUTHENTICATED'],
     [403, 'FORBIDDEN'],
     [500, 'UPSTREAM_ERROR'],
@@ -188,10 +214,10 @@ describe('upstream failures reach the client as coded errors on the failing fiel
     const result = await stack.execute(Both, vars)
     expect(result.data).toEqual({
       company: { number: company.companyNumber, recent: { totalCount: 10 } },
-      other: { number: '00000001', name: null },
+      other: null,
     })
     expect(result.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
-      [['other', 'name'], 'NOT_FOUND'],
+      [['other'], 'NOT_FOUND'],
     ])
   })
 })

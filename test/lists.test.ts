@@ -244,6 +244,7 @@ describe('arguments refused before any upstream call', () => {
     [{ first: 501 }, 'first'],
     [{ last: -1 }, 'last'],
     [{ after: 'not-a-cursor' }, 'after'],
+    [{ first: 2, last: 2 }, 'last'],
   ])('%o', async (args, argument) => {
     const result = await stack.execute(Lists, args)
     expect(result.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument })
@@ -262,6 +263,65 @@ describe('arguments refused before any upstream call', () => {
       argument: 'after',
     })
     expect(demo.calls().map((c) => c.path)).toEqual([`/v1/lists/${big.id}`])
+  })
+})
+
+describe('a cursor pages only the connection it came from', () => {
+  const membersAfter = async (listId: number, view?: 'ALL' | 'NEW' | 'SAVED') => {
+    const page = await stack.execute(Members, { listId, view, first: 2 })
+    const cursor = page.data?.list?.companies.pageInfo.endCursor
+    if (!cursor) throw new Error('no cursor')
+    demo.reset()
+    return cursor
+  }
+  const refusedWithoutCall = async (
+    result: { errors?: { extensions?: object }[] },
+    path: string,
+  ) => {
+    expect(result.errors?.map((e) => e.extensions)).toEqual([
+      { code: 'BAD_USER_INPUT', argument: 'after' },
+    ])
+    // The list itself is read (to know its type); its members are not.
+    expect(demo.calls().map((c) => c.path)).toEqual([path])
+  }
+
+  it('a member cursor of one list is refused on another list', async () => {
+    const after = await membersAfter(big.id)
+    const other = lists.find((l) => l.type === 'STATIC' && l !== big && l.amountOfCompanies > 10)
+    if (!other) throw new Error('no other list')
+    await refusedWithoutCall(
+      await stack.execute(Members, { listId: other.id, after }),
+      `/v1/lists/${other.id}`,
+    )
+  })
+
+  it('a member cursor of one SMART view is refused on another view of the same list', async () => {
+    const after = await membersAfter(smart.id, 'NEW')
+    await refusedWithoutCall(
+      await stack.execute(Members, { listId: smart.id, view: 'SAVED', after }),
+      `/v1/lists/${smart.id}`,
+    )
+    // The same view pages on.
+    demo.reset()
+    const next = await stack.execute(Members, { listId: smart.id, view: 'NEW', after, first: 2 })
+    expect(next.errors).toBeUndefined()
+  })
+
+  it('a list cursor of one kind is refused for another kind', async () => {
+    const page = await stack.execute(Lists, { kind: 'STATIC', first: 1 })
+    demo.reset()
+    const result = await stack.execute(Lists, {
+      kind: 'SMART',
+      after: page.data?.lists.pageInfo.endCursor,
+    })
+    expect(result.errors?.map((e) => e.extensions?.code)).toEqual(['BAD_USER_INPUT'])
+    expect(demo.calls()).toEqual([])
+  })
+
+  it('lists(last: 0) makes one call, for the total', async () => {
+    const result = await stack.execute(Lists, { last: 0 })
+    expect(result.data?.lists).toMatchObject({ totalCount: lists.length, nodes: [] })
+    expect(demo.calls()).toHaveLength(1)
   })
 })
 

@@ -10,7 +10,10 @@ const { data } = demo
 const list = data.lists[2]
 const company = data.companies.find((c) => data.contactsOf(c).length >= 8)
 if (!list || !company) throw new Error('demo data lacks a list or a staffed company')
-const globalId = (type: string, key: string) => Buffer.from(`${type}:${key}`).toString('base64')
+const globalId = (type: string, key: string) => Buffer.from(`${type}:${key}`).toString('base64url')
+const companyId = (c: { country: string; companyNumber: string }) =>
+  globalId('Company', `${c.country}:${c.companyNumber}`)
+const contactsPath = `/v1/companies/${company.country}/${company.companyNumber}/contacts`
 
 const Node = graphql(`
   query Node($id: ID!) {
@@ -19,7 +22,7 @@ const Node = graphql(`
       __typename
       ... on List { listId listName: name }
       ... on Company { number name }
-      ... on Contact { contactId firstName lastName company { number } }
+      ... on Contact { contactId firstName lastName jobTitle company { number } }
     }
   }
 `)
@@ -34,10 +37,35 @@ const ContactIds = graphql(`
   query ContactIds($country: Country!, $number: String!) {
     company(country: $country, number: $number) {
       id
-      contacts(first: 8) { nodes { id contactId firstName lastName } }
+      contacts(first: 8) { nodes { id contactId firstName lastName jobTitle } }
     }
   }
 `)
+
+async function contactsOfCompany() {
+  const listed = await stack.execute(ContactIds, {
+    country: company?.country ?? 'BE',
+    number: company?.companyNumber ?? '',
+  })
+  return listed.data?.company?.contacts.nodes ?? []
+}
+
+describe('global IDs', () => {
+  it('are URL-safe base64 without padding, and a Contact ID holds no name', async () => {
+    const contacts = await contactsOfCompany()
+    expect(contacts.length).toBe(8)
+    for (const contact of contacts) {
+      expect(contact.id).toMatch(/^[A-Za-z0-9_-]+$/)
+      const decoded = Buffer.from(contact.id, 'base64url').toString()
+      expect(decoded).toMatch(/^Contact:/)
+      for (const name of [contact.firstName, contact.lastName]) {
+        if (name) expect(decoded.toLowerCase()).not.toContain(name.toLowerCase())
+      }
+      expect(decoded).not.toContain(String(contact.contactId))
+    }
+    expect(new Set(contacts.map((c) => c.id)).size).toBe(contacts.length)
+  })
+})
 
 describe('node(id)', () => {
   it('finds a list again by the ID it was given', async () => {
@@ -49,12 +77,13 @@ describe('node(id)', () => {
       listId: list.id,
       listName: list.name,
     })
+    expect(demo.calls().map((c) => c.path)).toEqual([`/v1/lists/${list.id}`])
   })
 
-  it('resolves a company ID without an upstream call until a field needs one', async () => {
-    const id = globalId('Company', `${company.country}:${company.companyNumber}`)
+  it('finds a company by its ID with one upstream read, which also gives its name', async () => {
+    const id = companyId(company)
     const result = await stack.execute(Node, { id })
-    expect(result.data?.node).toMatchObject({
+    expect(result.data?.node).toEqual({
       id,
       __typename: 'Company',
       number: company.companyNumber,
@@ -63,16 +92,19 @@ describe('node(id)', () => {
     expect(demo.calls()).toHaveLength(1)
   })
 
-  it('finds a contact again, even after its contactId changed upstream', async () => {
-    const listed = await stack.execute(ContactIds, {
-      country: company.country,
-      number: company.companyNumber,
-    })
-    const contacts = listed.data?.company?.contacts.nodes ?? []
+  it('is null with NOT_FOUND for a well-formed ID of a company the upstream does not know', async () => {
+    const result = await stack.execute(Node, { id: globalId('Company', 'NL:00000001') })
+    expect(result.data).toEqual({ node: null })
+    expect(result.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+      [['node'], 'NOT_FOUND'],
+    ])
+    expect(demo.calls()).toHaveLength(1)
+  })
+
+  it('finds a contact again with one upstream read, with the same ID after its contactId changed', async () => {
+    const contacts = await contactsOfCompany()
     const target = contacts[5]
     if (!target) throw new Error('no contact')
-    // Every contact's ID is distinct and is not the bare contactId.
-    expect(new Set(contacts.map((c) => c.id)).size).toBe(contacts.length)
 
     demo.reset()
     const found = await stack.execute(Node, { id: target.id })
@@ -82,30 +114,52 @@ describe('node(id)', () => {
       contactId: target.contactId,
       firstName: target.firstName,
       lastName: target.lastName,
+      jobTitle: target.jobTitle,
       company: { number: company.companyNumber },
     })
-    expect(demo.calls().map((c) => c.query)).toEqual([
-      { q: target.lastName, limit: '500', offset: '0' },
+    expect(demo.calls().map((c) => [c.path, c.query])).toEqual([
+      [contactsPath, { limit: '500', offset: '0' }],
     ])
 
+    // The upstream renumbers its contacts: IDs stay, node() still finds the person.
     demo.inject({
-      path: `/v1/companies/${company.country}/${company.companyNumber}/contacts`,
+      path: contactsPath,
       transform: (json) => {
         const body = json as { data: { identifier: { contactId: number } }[] }
         for (const item of body.data) item.identifier.contactId += 1_000_000
         return body
       },
     })
+    const renumbered = await contactsOfCompany()
+    expect(renumbered.map((c) => c.id)).toEqual(contacts.map((c) => c.id))
+    expect(renumbered.map((c) => c.contactId)).toEqual(contacts.map((c) => c.contactId + 1_000_000))
     const moved = await stack.execute(Node, { id: target.id })
     expect(moved.data?.node).toMatchObject({
-      __typename: 'Contact',
+      id: target.id,
       contactId: target.contactId + 1_000_000,
       firstName: target.firstName,
       lastName: target.lastName,
     })
   })
 
-  it('is null with NOT_FOUND for a well-formed ID that names nothing', async () => {
+  it('is null with NOT_FOUND for a contact who is no longer among the company’s contacts', async () => {
+    const [gone] = await contactsOfCompany()
+    if (!gone) throw new Error('no contact')
+    demo.inject({
+      path: contactsPath,
+      transform: (json) => {
+        const body = json as { data: { identifier: { contactId: number } }[] }
+        return { ...body, data: body.data.filter((c) => c.identifier.contactId !== gone.contactId) }
+      },
+    })
+    const result = await stack.execute(Node, { id: gone.id })
+    expect(result.data).toEqual({ node: null })
+    expect(result.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+      [['node'], 'NOT_FOUND'],
+    ])
+  })
+
+  it('is null with NOT_FOUND for a well-formed list ID that names nothing', async () => {
     const result = await stack.execute(Node, { id: globalId('List', '4242') })
     expect(result.data).toEqual({ node: null })
     expect(result.errors?.[0]?.extensions?.code).toBe('NOT_FOUND')
@@ -113,47 +167,62 @@ describe('node(id)', () => {
 
   it.each([
     ['garbage', 'not base64 of type:key'],
+    [Buffer.from('List:10011').toString('base64'), 'padded standard base64'],
+    [`${globalId('List', '1001')}=`, 'trailing padding'],
     [globalId('Invoice', '12'), 'a type that is no Node'],
     [globalId('List', 'abc'), 'a List ID that is not a number'],
     [globalId('Company', 'BE:0123456789'), 'a company number failing its check'],
     [globalId('Company', 'XX:123'), 'an unknown country'],
-    [globalId('Contact', '{"not":"a tuple"}'), 'a Contact ID that is no natural key'],
+    [globalId('Contact', '{"not":"a tuple"}'), 'a Contact ID that is no contact key'],
+    [globalId('Contact', 'BE:0922178703:Jan.Peeters'), 'a Contact ID in a readable form'],
   ])('refuses %s (%s) with BAD_USER_INPUT and no upstream call', async (id) => {
     const result = await stack.execute(Node, { id })
     expect(result.data).toEqual({ node: null })
-    expect(result.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT')
+    expect(result.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+      [['node'], 'BAD_USER_INPUT'],
+    ])
     expect(demo.calls()).toEqual([])
   })
 })
 
 describe('nodes(ids)', () => {
-  it('resolves a mix of types in order, in one batch, each list once', async () => {
+  it('resolves a mix of types in order, each list read once', async () => {
     const lists = data.lists.slice(0, 3)
     const ids = [
       ...lists.map((l) => globalId('List', String(l.id))),
-      globalId('Company', `${company.country}:${company.companyNumber}`),
+      companyId(company),
       globalId('List', String(lists[0]?.id)),
     ]
-    demo.latencyMs = 40
-    const started = performance.now()
     const result = await stack.execute(Nodes, { ids })
-    const elapsed = performance.now() - started
+    expect(result.errors).toBeUndefined()
     expect(result.data?.nodes).toEqual([
       ...lists.map((l, i) => ({ id: ids[i], __typename: 'List', listId: l.id })),
       { id: ids[3], __typename: 'Company', number: company.companyNumber },
       { id: ids[4], __typename: 'List', listId: lists[0]?.id },
     ])
-    expect(
-      demo
-        .calls()
-        .map((c) => c.path)
-        .sort(),
-    ).toEqual(lists.map((l) => `/v1/lists/${l.id}`).sort())
-    // The three reads went out together, not one after another.
-    expect(elapsed).toBeLessThan(3 * 40)
+    const paths = demo.calls().map((c) => c.path)
+    expect(paths.filter((p) => p.startsWith('/v1/lists/')).sort()).toEqual(
+      lists.map((l) => `/v1/lists/${l.id}`).sort(),
+    )
+    // The company's existence check is its one read.
+    expect(paths.filter((p) => p.startsWith('/v1/companies/'))).toHaveLength(1)
   })
 
-  it('fails only the entries that fail', async () => {
+  it('answers each ID on its own: a malformed one and an unknown one fail alone', async () => {
+    const ids = [companyId(company), 'not-an-id', globalId('Company', 'NL:00000001')]
+    const result = await stack.execute(Nodes, { ids })
+    expect(result.data?.nodes).toEqual([
+      { id: ids[0], __typename: 'Company', number: company.companyNumber },
+      null,
+      null,
+    ])
+    expect(result.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+      [['nodes', 1], 'BAD_USER_INPUT'],
+      [['nodes', 2], 'NOT_FOUND'],
+    ])
+  })
+
+  it('fails only the entries that fail, lists included', async () => {
     const good = globalId('List', String(list.id))
     const result = await stack.execute(Nodes, { ids: [good, globalId('List', '4242')] })
     expect(result.data?.nodes).toEqual([{ id: good, __typename: 'List', listId: list.id }, null])

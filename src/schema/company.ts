@@ -1,7 +1,10 @@
+import type { GraphQLObjectType, GraphQLResolveInfo } from 'graphql'
 import { builder } from '../builder.js'
 import { COUNTRIES, normaliseCompanyNumber } from '../company-number.js'
 import type { Context } from '../context.js'
-import { badUserInput } from '../errors.js'
+import { upstreamCost } from '../cost.js'
+import { badUserInput, notFound } from '../errors.js'
+import { startSelectedReads } from '../prefetch.js'
 import type { CompanyIdentifier, CompanyKey } from '../upstream/common.js'
 
 /**
@@ -23,13 +26,12 @@ export const CountryEnum = builder.enumType('Country', {
 export const CompanyType = builder.node(builder.objectRef<CompanyRef>('Company'), {
   description:
     'A company registered in Belgium, the Netherlands or France. Fields that need upstream data ' +
-    'fail on their own (e.g. NOT_FOUND for an unknown company) without failing their siblings.',
+    'fail on their own without failing their siblings.',
   id: {
-    description: 'Opaque global ID (Relay), accepted by Query.node.',
+    description:
+      'Opaque global ID (Relay, URL-safe), accepted by Query.node and Query.nodes. Stands for the country and number.',
     resolve: (company) => `${company.country}:${company.companyNumber}`,
   },
-  // A company ID names the company fully: resolving it needs no upstream call.
-  loadOne: (id) => parseCompanyId(id),
   fields: (t) => ({
     country: t.field({
       type: CountryEnum,
@@ -43,12 +45,14 @@ export const CompanyType = builder.node(builder.objectRef<CompanyRef>('Company')
     }),
     name: t.string({
       nullable: true,
-      description: 'Registered name, as the upstream reports it.',
+      description: 'Registered name, as the upstream reports it; null when it reports none.',
+      extensions: upstreamCost({ isCompanyName: true }),
       resolve: (company, _args, ctx) => identity(company, 'name', ctx),
     }),
     place: t.string({
       nullable: true,
-      description: 'Place (town or city) of the registered office.',
+      description: 'Place (town or city) of the registered office; null when not reported.',
+      extensions: upstreamCost({ isCompanyName: true }),
       resolve: (company, _args, ctx) => identity(company, 'place', ctx),
     }),
   }),
@@ -60,8 +64,8 @@ async function identity(company: CompanyRef, field: 'name' | 'place', ctx: Conte
   return known !== undefined ? known : (await ctx.loaders.companies.identify(company))[field]
 }
 
-/** Normalises and checks a company number; a wrong one is refused before any upstream call. */
-export function companyKey(
+/** Normalises and checks a company number given by a client; a wrong one is BAD_USER_INPUT. */
+export function companyFromInput(
   country: CompanyKey['country'],
   number: string,
   argument = 'number',
@@ -72,16 +76,36 @@ export function companyKey(
   return { country, companyNumber: check.number }
 }
 
-function parseCompanyId(id: string): CompanyKey {
-  const [country, number, ...rest] = id.split(':')
+/** The key inside a Company ID: `<country>:<number>`, checked like a number argument. */
+export function companyFromId(key: string): CompanyKey {
+  const [country, number, ...rest] = key.split(':')
   if (
     !COUNTRIES.includes(country as CompanyKey['country']) ||
     number === undefined ||
-    rest.length > 0
+    rest.length
   ) {
     throw badUserInput('Malformed Company ID.', 'id')
   }
-  return companyKey(country as CompanyKey['country'], number, 'id')
+  return companyFromInput(country as CompanyKey['country'], number, 'id')
+}
+
+/**
+ * A company asked for by number (company(), node()): it resolves once the upstream is known to
+ * have it, and is null with NOT_FOUND otherwise. The reads its selected fields need start first,
+ * so that one of them is the check: no extra upstream call and no extra round trip.
+ */
+export async function existingCompany(
+  company: CompanyKey,
+  ctx: Context,
+  info: GraphQLResolveInfo,
+): Promise<CompanyRef> {
+  const type = info.schema.getType('Company') as GraphQLObjectType
+  // A field that refused its arguments nulls the company anyway: no read to check it.
+  if (await startSelectedReads(company, type, ctx, info)) return company
+  if (!(await ctx.loaders.companies.verify(company))) {
+    throw notFound(`The upstream knows no company ${company.country} ${company.companyNumber}.`)
+  }
+  return company
 }
 
 builder.queryField('company', (t) =>
@@ -91,7 +115,8 @@ builder.queryField('company', (t) =>
     description:
       'One company by country and company number. The number is normalised (spaces, dots and a ' +
       'country prefix such as "BE" are stripped) and checked before any upstream call: a wrong ' +
-      'shape or checksum is BAD_USER_INPUT. No upstream call is made until a field needs data.',
+      'shape or checksum is BAD_USER_INPUT. A company the upstream does not know is null with ' +
+      'NOT_FOUND, found out by the reads its fields need anyway (one small read if they need none).',
     args: {
       country: t.arg({
         type: CountryEnum,
@@ -104,6 +129,8 @@ builder.queryField('company', (t) =>
           'Company number, e.g. "0922.178.703" or "BE0922178703" (BE), "28292991" (NL), "566 925 608" (FR).',
       }),
     },
-    resolve: (_root, { country, number }) => companyKey(country, number),
+    extensions: upstreamCost({ companies: 'unverified' }),
+    resolve: (_root, { country, number }, ctx, info) =>
+      existingCompany(companyFromInput(country, number), ctx, info),
   }),
 )

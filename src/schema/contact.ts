@@ -1,11 +1,12 @@
-import { z } from 'zod'
 import { builder } from '../builder.js'
-import { badUserInput } from '../errors.js'
-import { pageOverOffsets, sliceOf } from '../paging.js'
-import { type CompanyIdentifier, country } from '../upstream/common.js'
+import type { Context } from '../context.js'
+import { pagedCost, upstreamCost } from '../cost.js'
+import { badUserInput, notFound } from '../errors.js'
+import { connectionKey, MAX_PAGE, pageOverOffsets, sliceOf } from '../paging.js'
+import type { CompanyIdentifier, CompanyKey } from '../upstream/common.js'
 import { type CompanyContact, companyContacts } from '../upstream/company-contacts.js'
 import { listContacts } from '../upstream/list-contacts.js'
-import { CompanyType, companyKey } from './company.js'
+import { CompanyType, companyFromInput } from './company.js'
 import { ListNode } from './list.js'
 
 /** Contact persons, of a company or saved in a list. */
@@ -17,53 +18,67 @@ const contactOf = (item: CompanyContact, company: CompanyIdentifier): ContactRef
   company,
 })
 
-/** The natural key inside a Contact ID: contactId alone can change, so names come along. */
-const contactKey = z.tuple([
-  country,
-  z.string(),
-  z.number().int(),
-  z.string().nullable(),
-  z.string().nullable(),
-])
+/**
+ * The key inside a Contact ID: `<country>:<number>:<person>.<role>`. contactId is left out,
+ * because the upstream may change it; `person` is a keyed hash (GATEWAY_SECRET) of the company
+ * and the full name, so the ID reveals no name; `role` is a short keyed hash of the job title,
+ * which tells apart two people of one name in one company. The job title is in the caller's
+ * language, so `node()` falls back to the name alone when that is unambiguous.
+ */
+function personTags(contact: CompanyContact, company: CompanyKey, ctx: Context) {
+  const person = [
+    company.country,
+    company.companyNumber,
+    contact.identifier.firstName ?? '',
+    contact.identifier.lastName ?? '',
+  ]
+  return {
+    person: ctx.keyedHash(['contact', ...person], 16),
+    role: ctx.keyedHash(['contact-role', ...person, contact.jobTitle ?? ''], 6),
+  }
+}
+
+const CONTACT_KEY = /^(BE|NL|FR):(\d{1,20}):([\w-]{16})\.([\w-]{6})$/
+
+/**
+ * A contact by the key of its ID, from its company's contacts: one read of up to 500 (more only
+ * for a company with more contacts). NOT_FOUND when nobody there has that name any more.
+ */
+export async function contactByKey(key: string, ctx: Context): Promise<ContactRef> {
+  const match = CONTACT_KEY.exec(key)
+  if (!match) throw badUserInput('Malformed Contact ID.', 'id')
+  const [, country, number, person, role] = match as unknown as [string, ...string[]]
+  const company = companyFromInput(country as CompanyKey['country'], number ?? '', 'id')
+  const namesakes: ContactRef[] = []
+  for (let offset = 0; ; offset += MAX_PAGE) {
+    const page = await ctx.loaders.companies.read(companyContacts, {
+      company,
+      limit: MAX_PAGE,
+      offset,
+    })
+    for (const item of page.data) {
+      const tags = personTags(item, company, ctx)
+      if (tags.person !== person) continue
+      const contact = contactOf(item, ctx.loaders.companies.remember(page.identifier))
+      if (tags.role === role) return contact
+      namesakes.push(contact)
+    }
+    if (offset + MAX_PAGE >= page.pagination.total) break
+  }
+  const [only, ...others] = namesakes
+  if (only && others.length === 0) return only
+  throw notFound('No contact with this ID: the person is no longer among the company’s contacts.')
+}
 
 export const ContactNode = builder.node(builder.objectRef<ContactRef>('Contact'), {
   description: 'A contact person of a company.',
   id: {
     description:
-      'Stable global ID: built from the company, contactId and name, because contactId alone can change.',
-    resolve: (c) =>
-      JSON.stringify([
-        c.company.country,
-        c.company.companyNumber,
-        c.identifier.contactId,
-        c.identifier.firstName,
-        c.identifier.lastName,
-      ]),
-  },
-  // Found again by searching the company's contacts for the name, then matching id and name,
-  // or the name alone when the contactId has changed since the ID was made.
-  loadOne: async (id, ctx) => {
-    let key: z.output<typeof contactKey>
-    try {
-      key = contactKey.parse(JSON.parse(id))
-    } catch {
-      throw badUserInput('Malformed Contact ID.', 'id')
-    }
-    const [country, number, contactId, firstName, lastName] = key
-    const company = companyKey(country, number, 'id')
-    const found = await ctx.loaders.companies.read(companyContacts, {
-      company,
-      q: lastName || firstName || undefined,
-      limit: 500,
-      offset: 0,
-    })
-    const sameName = found.data.filter(
-      (c) => c.identifier.firstName === firstName && c.identifier.lastName === lastName,
-    )
-    const match =
-      sameName.find((c) => c.identifier.contactId === contactId) ??
-      (sameName.length === 1 ? sameName[0] : undefined)
-    return match ? contactOf(match, ctx.loaders.companies.remember(found.identifier)) : null
+      'Stable, opaque global ID: the same person keeps it when the upstream changes their contactId; it reveals no name.',
+    resolve: (c, _args, ctx) => {
+      const { person, role } = personTags(c, c.company, ctx)
+      return `${c.company.country}:${c.company.companyNumber}:${person}.${role}`
+    },
   },
   fields: (t) => ({
     contactId: t.int({
@@ -73,12 +88,12 @@ export const ContactNode = builder.node(builder.objectRef<ContactRef>('Contact')
     }),
     firstName: t.string({
       nullable: true,
-      description: 'First name.',
+      description: 'First name; null when the upstream has none.',
       resolve: (c) => c.identifier.firstName,
     }),
     lastName: t.string({
       nullable: true,
-      description: 'Last name.',
+      description: 'Last name; null when the upstream has none.',
       resolve: (c) => c.identifier.lastName,
     }),
     jobTitle: t.exposeString('jobTitle', {
@@ -88,6 +103,7 @@ export const ContactNode = builder.node(builder.objectRef<ContactRef>('Contact')
     company: t.expose('company', {
       type: CompanyType,
       description: 'The company the contact works for.',
+      extensions: upstreamCost({ companies: 'carried' }),
     }),
   }),
 })
@@ -102,7 +118,8 @@ function filterValues(values: readonly string[] | null | undefined, argument: st
   if (values?.some((v) => v.trim() === '' || v.includes(','))) {
     throw badUserInput(`${argument} values must be non-empty and contain no comma.`, argument)
   }
-  return values ?? undefined
+  // Sorted, as they are sent: the same filters in another order are the same connection.
+  return values ? [...values].sort() : undefined
 }
 
 builder.objectField(CompanyType, 'contacts', (t) =>
@@ -129,6 +146,7 @@ builder.objectField(CompanyType, 'contacts', (t) =>
           description: 'Only these official roles, e.g. FOUNDER, COOWNER.',
         }),
       },
+      extensions: pagedCost({ namesCompany: true }),
       resolve: (
         company,
         { q, onlyOfficialRoles, seniorities, departments, officialRoles, ...args },
@@ -144,7 +162,17 @@ builder.objectField(CompanyType, 'contacts', (t) =>
           departments: filterValues(departments, 'departments'),
           officialRoles: filterValues(officialRoles, 'officialRoles'),
         }
-        return pageOverOffsets('companyContacts', args, async (offset, limit) => {
+        const connection = connectionKey(
+          'companyContacts',
+          company.country,
+          company.companyNumber,
+          filters.q,
+          filters.onlyOfficialRoles,
+          filters.seniorities,
+          filters.departments,
+          filters.officialRoles,
+        )
+        return pageOverOffsets(connection, args, async (offset, limit) => {
           const page = await ctx.loaders.companies.read(companyContacts, {
             company,
             ...filters,
@@ -166,9 +194,10 @@ builder.objectField(ListNode, 'contacts', (t) =>
       type: ContactNode,
       description:
         'Contact persons saved in the list, each with its company. Relay paging, at most 500 per page.',
+      extensions: pagedCost(),
       resolve: (list, args, ctx) =>
         pageOverOffsets(
-          'listContacts',
+          connectionKey('listContacts', list.id),
           args,
           (offset, limit) =>
             ctx.loaders.upstream

@@ -1,5 +1,6 @@
 import { builder } from '../builder.js'
-import { pageOverOffsets, sliceOf } from '../paging.js'
+import { pagedCost } from '../cost.js'
+import { connectionKey, pageOverOffsets, sliceOf } from '../paging.js'
 import { type Financial, financials } from '../upstream/financials.js'
 import { CompanyType } from './company.js'
 
@@ -160,10 +161,14 @@ builder.objectField(CompanyType, 'financials', (t) =>
     {
       type: FinancialType,
       description:
-        'Financial statements per bookkeeping period, in upstream order (newest first in observed data). Relay paging: first/after forward, last/before backward; at most 500 per page, 20 by default.',
+        'Financial statements per bookkeeping period, in the order the upstream gives them (it does not document one). Relay paging: first/after forward, last/before backward; at most 500 per page, 20 by default.',
+      extensions: pagedCost({ namesCompany: true }),
       resolve: (company, args, ctx) =>
-        pageOverOffsets('financials', args, (offset, limit) =>
-          ctx.loaders.companies.read(financials, { company, limit, offset }).then(sliceOf),
+        pageOverOffsets(
+          connectionKey('financials', company.country, company.companyNumber),
+          args,
+          (offset, limit) =>
+            ctx.loaders.companies.read(financials, { company, limit, offset }).then(sliceOf),
         ),
     },
     { name: 'FinancialConnection', description: 'A page of financial statements.' },

@@ -1,6 +1,7 @@
 import { lexicographicSortSchema } from 'graphql'
 import { builder } from '../builder.js'
 import './query.js'
+import './node.js'
 import './scalars.js'
 import './relay.js'
 import './company.js'

@@ -1,6 +1,7 @@
 import { builder } from '../builder.js'
+import { pagedCost, upstreamCost } from '../cost.js'
 import { badUserInput } from '../errors.js'
-import { pageOverOffsets, sliceOf } from '../paging.js'
+import { connectionKey, pageOverOffsets, sliceOf } from '../paging.js'
 import { listCompanies } from '../upstream/list-companies.js'
 import { type List, listDetails, listOverview, theList } from '../upstream/lists.js'
 import { CompanyType } from './company.js'
@@ -101,25 +102,23 @@ export const ListNode = builder.loadableNode(builder.objectRef<List>('List'), {
               'SMART lists only: which companies (default ALL). Ignored for STATIC lists.',
           }),
         },
-        resolve: (list, { view, ...args }, ctx) =>
-          pageOverOffsets(
-            'listCompanies',
+        extensions: pagedCost({ companies: 'carried' }),
+        resolve: (list, { view, ...args }, ctx) => {
+          // Always explicit for SMART lists: the upstream's default view is not documented.
+          const smartView = list.type === 'SMART' ? (view ?? 'ALL') : undefined
+          return pageOverOffsets(
+            connectionKey('listCompanies', list.id, smartView),
             args,
             (offset, limit) =>
               ctx.loaders.upstream
-                .read(listCompanies, {
-                  listId: list.id,
-                  // Always explicit for SMART lists: the upstream's default view is not documented.
-                  view: list.type === 'SMART' ? (view ?? 'ALL') : undefined,
-                  limit,
-                  offset,
-                })
+                .read(listCompanies, { listId: list.id, view: smartView, limit, offset })
                 .then(sliceOf),
             (member) => ({
               node: ctx.loaders.companies.remember(member.identifier),
               matchedSince: member.matchedSince,
             }),
-          ),
+          )
+        },
       },
       { name: 'ListCompanyConnection', description: 'A page of the companies of a list.' },
       {
@@ -151,8 +150,9 @@ builder.queryFields((t) => ({
           description: 'STATIC, SMART or OVERVIEW (both kinds, the default).',
         }),
       },
+      extensions: pagedCost(),
       resolve: (_root, { kind, ...args }, ctx) =>
-        pageOverOffsets('lists', args, (offset, limit) =>
+        pageOverOffsets(connectionKey('lists', kind), args, (offset, limit) =>
           ctx.loaders.upstream
             .read(listOverview, { kind: kind ?? 'OVERVIEW', limit, offset })
             .then(sliceOf),
@@ -166,6 +166,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description:
       'One list by its numeric identifier; null (with a NOT_FOUND error) when it does not exist.',
+    extensions: upstreamCost({ reads: 1 }),
     args: {
       listId: t.arg.int({
         required: true,

@@ -1,6 +1,7 @@
 import { builder } from '../builder.js'
+import { unpagedCost } from '../cost.js'
 import { badUserInput } from '../errors.js'
-import { pageOverOffsets } from '../paging.js'
+import { connectionKey, pageOverOffsets } from '../paging.js'
 import { lookalikes } from '../upstream/lookalikes.js'
 import { CompanyType } from './company.js'
 
@@ -18,12 +19,13 @@ builder.objectField(CompanyType, 'lookalikes', (t) =>
             'Only companies at least this similar: a fraction between 0 and 1 (0.8 = 80 %).',
         }),
       },
+      extensions: unpagedCost({ namesCompany: true, companies: 'bare' }),
       resolve: (company, { minScore, ...args }, ctx) => {
         if (minScore != null && !(minScore >= 0 && minScore <= 1)) {
           throw badUserInput('minScore must be between 0 and 1.', 'minScore')
         }
         return pageOverOffsets(
-          'lookalikes',
+          connectionKey('lookalikes', company.country, company.companyNumber, minScore),
           args,
           async (offset, limit) => {
             const { data } = await ctx.loaders.companies.read(lookalikes, { company })

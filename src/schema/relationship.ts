@@ -1,5 +1,6 @@
 import { builder } from '../builder.js'
 import type { Context } from '../context.js'
+import { RELATIONSHIP_FAN_OUT, upstreamCost } from '../cost.js'
 import { type Relationship, relationships } from '../upstream/relationships.js'
 import { type CompanyRef, CompanyType } from './company.js'
 
@@ -11,6 +12,7 @@ const RelationshipType = builder.objectRef<Relationship>('Relationship').impleme
     company: t.expose('identifier', {
       type: CompanyType,
       nullable: true,
+      extensions: upstreamCost({ companies: 'carried' }),
       description:
         'The related company; null where the upstream gives no identifier (a person, a foreign party).',
     }),
@@ -42,15 +44,26 @@ async function relatedParties(company: CompanyRef, side: 'parents' | 'children',
   return data[side]
 }
 
+/** Both sides come from one relationships read; children are assumed 10 per company. */
+const relationshipsCost = upstreamCost({
+  reads: 1,
+  sharedRead: 'relationships',
+  namesCompany: true,
+  fanOut: () => RELATIONSHIP_FAN_OUT,
+  companies: 'carried',
+})
+
 builder.objectFields(CompanyType, (t) => ({
   shareholders: t.field({
     type: [RelationshipType],
     description: 'Companies and parties owning a share of this company (upstream: parents).',
+    extensions: relationshipsCost,
     resolve: (company, _args, ctx) => relatedParties(company, 'parents', ctx),
   }),
   participations: t.field({
     type: [RelationshipType],
     description: 'Companies this company owns a share of (upstream: children).',
+    extensions: relationshipsCost,
     resolve: (company, _args, ctx) => relatedParties(company, 'children', ctx),
   }),
 }))

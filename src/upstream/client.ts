@@ -21,6 +21,15 @@ export interface Caller {
   language?: Language | undefined
 }
 
+/** How one GraphQL operation uses the upstream (interim: fairness and deadline to come). */
+export interface ReadScope {
+  caller: Caller
+  fairnessKey: string
+  signal: AbortSignal
+  deadline: number
+  spend(): boolean
+}
+
 export type QueryValue = string | number | boolean | readonly string[] | undefined
 
 /** One REST endpoint: how its parameters become a request, and the shape of its answer. */
@@ -127,7 +136,8 @@ export class UpstreamClient {
    * retrying within one deadline of UPSTREAM_TIMEOUT_MS for all attempts. `attempts` counts the
    * HTTP requests made.
    */
-  async send<T>(request: PreparedRequest<T>, caller: Caller, attempts = { count: 0 }): Promise<T> {
+  async send<T>(request: PreparedRequest<T>, scope: ReadScope): Promise<T> {
+    const caller = scope.caller
     const { endpoint } = request
     const token = this.options.serviceToken ?? caller.token
     if (token === undefined) {
@@ -147,7 +157,9 @@ export class UpstreamClient {
     const giveUpAt = Date.now() + this.options.timeoutMs
     this.budget.deposit()
     for (let retry = 0; ; retry++) {
-      attempts.count++
+      if (!scope.spend()) {
+        throw new UpstreamError('QUERY_TOO_COSTLY', endpoint.name, 'budget spent')
+      }
       try {
         return await this.attempt(request, headers, deadline)
       } catch (error) {

@@ -10,6 +10,7 @@ export type UpstreamErrorCode =
   | 'UPSTREAM_TIMEOUT'
   | 'UPSTREAM_ERROR'
   | 'UPSTREAM_BAD_RESPONSE'
+  | 'QUERY_TOO_COSTLY'
 
 export interface UpstreamErrorDetails {
   /** HTTP status the upstream answered with, when it answered at all. */
@@ -34,6 +35,16 @@ export class UpstreamError extends Error {
     super(`${endpoint}: ${message}`, { cause: details.cause })
     this.status = details.status
     this.retryAfterSeconds = details.retryAfterSeconds
+  }
+
+  /** What a client may see besides the message (graphql-js copies it onto the GraphQL error). */
+  get extensions() {
+    return {
+      code: this.code,
+      ...(this.retryAfterSeconds === undefined
+        ? {}
+        : { retryAfterSeconds: this.retryAfterSeconds }),
+    }
   }
 }
 

@@ -18,6 +18,12 @@ export interface Stack {
     variables?: V,
     headers?: Record<string, string>,
   ): Promise<GraphQLResponse<R>>
+  /** Sends a query written inline (attacks, odd shapes codegen would refuse). */
+  post(
+    query: string,
+    variables?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: GraphQLResponse<Record<string, unknown>> }>
 }
 
 export interface GraphQLResponse<R> {
@@ -46,16 +52,22 @@ export async function startStack(config: Partial<GatewayConfig> = {}): Promise<S
     await gateway.close()
     await demo.stop()
   })
+  const send = async (query: string, variables: unknown, headers: Record<string, string>) => {
+    const response = await gateway.yoga.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+      body: JSON.stringify({ query, variables }),
+    })
+    return { status: response.status, body: await response.json() }
+  }
+  const demoToken = { authorization: `Bearer ${DEMO_TOKEN}` }
   return {
     demo,
     gateway,
-    async execute(document, variables, headers = { authorization: `Bearer ${DEMO_TOKEN}` }) {
-      const response = await gateway.yoga.fetch('http://gateway.test/graphql', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
-        body: JSON.stringify({ query: print(document), variables }),
-      })
-      return { status: response.status, ...(await response.json()) }
+    async execute(document, variables, headers = demoToken) {
+      const { status, body } = await send(print(document), variables, headers)
+      return { status, ...body }
     },
+    post: (query, variables, headers = demoToken) => send(query, variables, headers),
   }
 }

@@ -1,0 +1,122 @@
+import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases'
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth'
+import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives'
+import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens'
+import { GraphQLError, type ValidationContext, type ValidationRule } from 'graphql'
+import { type Plugin, shouldRenderGraphiQL } from 'graphql-yoga'
+
+/**
+ * What the gateway refuses before any upstream call, each with a code: a response format it
+ * cannot serve (406), operations of a kind the schema has not (it is read-only), and operations
+ * over a shape limit. The upstream budget is src/operation-budget.ts.
+ */
+
+/** Fixed limits on the shape of an operation (see README, Limits). */
+const MAX_TOKENS = 2000
+const MAX_DIRECTIVES = 20
+
+/** Media types yoga can answer a GraphQL request in (its result processors). */
+const SERVED_MEDIA_TYPES = [
+  'application/graphql-response+json',
+  'application/json',
+  'multipart/mixed',
+  'text/event-stream',
+]
+
+/** Whether an Accept header (absent: anything) admits one of the served types, as yoga reads it. */
+export function acceptsServedType(accept: string | null): boolean {
+  for (const part of (accept ?? '*/*').replace(/\s/g, '').toLowerCase().split(',')) {
+    const [range = '', ...params] = part.split(';')
+    const charset = params.find((p) => p.startsWith('charset='))
+    if (charset !== undefined && charset !== 'charset=utf-8') continue
+    const [type, subtype] = range.split('/')
+    if (
+      SERVED_MEDIA_TYPES.some((served) => {
+        const [servedType, servedSubtype] = served.split('/')
+        return (
+          (type === '*' || type === servedType) && (subtype === '*' || subtype === servedSubtype)
+        )
+      })
+    ) {
+      return true
+    }
+  }
+  return false
+}
+
+/**
+ * 406 for an Accept the gateway cannot serve, before the operation runs: yoga itself would only
+ * find out after execution, when the upstream has been paid for.
+ */
+export function useAcceptCheck(graphqlEndpoint: string): Plugin {
+  return {
+    onRequest({ request, url, endResponse, fetchAPI }) {
+      if (url.pathname !== graphqlEndpoint || shouldRenderGraphiQL(request)) return
+      if (acceptsServedType(request.headers.get('accept'))) return
+      endResponse(
+        new fetchAPI.Response(
+          JSON.stringify({
+            errors: [
+              {
+                message: `Cannot answer in any type this Accept header allows; use one of ${SERVED_MEDIA_TYPES.join(', ')}.`,
+                extensions: { code: 'NOT_ACCEPTABLE' },
+              },
+            ],
+          }),
+          {
+            status: 406,
+            headers: {
+              'content-type': 'application/json; charset=utf-8',
+              accept: SERVED_MEDIA_TYPES.join(', '),
+            },
+          },
+        ),
+      )
+    },
+  }
+}
+
+/** The schema has only queries: a mutation or subscription is invalid, not an internal error. */
+const readOnly: ValidationRule = (context) => ({
+  OperationDefinition(node) {
+    if (!context.getSchema().getRootType(node.operation)) {
+      context.reportError(
+        new GraphQLError(`This gateway is read-only: it has no ${node.operation}s, only queries.`, {
+          nodes: node,
+          extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+        }),
+      )
+    }
+  },
+})
+
+/**
+ * graphql-armor throws its rejections out of validation, where they lose any code; reported as
+ * validation errors instead, they carry GRAPHQL_VALIDATION_FAILED like every other one.
+ */
+const reportAsValidationError = {
+  propagateOnRejection: false,
+  onReject: [
+    (context: ValidationContext | null, error: GraphQLError) =>
+      context?.reportError(
+        new GraphQLError(error.message.replace(/^Syntax Error: /, ''), {
+          extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+        }),
+      ),
+  ],
+}
+
+/** Read-only operations within the shape limits (depth, aliases, directives, tokens). */
+export function operationShapeLimits(limits: { maxDepth: number; maxAliases: number }): Plugin[] {
+  return [
+    {
+      onValidate({ addValidationRule }) {
+        addValidationRule(readOnly)
+      },
+    },
+    maxTokensPlugin({ n: MAX_TOKENS }),
+    maxDepthPlugin({ n: limits.maxDepth, flattenFragments: true, ...reportAsValidationError }),
+    maxAliasesPlugin({ n: limits.maxAliases, allowList: [], ...reportAsValidationError }),
+    maxDirectivesPlugin({ n: MAX_DIRECTIVES, ...reportAsValidationError }),
+  ]
+}

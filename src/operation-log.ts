@@ -1,0 +1,77 @@
+import type { ExecutionResult } from 'graphql'
+import type { Plugin } from 'graphql-yoga'
+import type { Context } from './context.js'
+import { operationOf } from './cost.js'
+import type { Logger } from './logger.js'
+
+/**
+ * One log line per GraphQL request: the operation's name, outcome, duration, upstream calls and
+ * error codes, so operators see what each query cost and why one was refused. Refusals (406,
+ * parse, validation, variables, budget) are logged like the rest. Never variables, query text
+ * or headers.
+ */
+
+type Outcome = 'ok' | 'partial' | 'error' | 'refused'
+
+interface Entry {
+  started: number
+  operation?: string | null
+  context?: Context
+  codes?: string[]
+  outcome?: Outcome
+}
+
+/** As the GraphQL spec reads a response: no `data` at all means execution never started. */
+function outcomeOf(result: ExecutionResult): Outcome {
+  if (result.data === undefined) return 'refused'
+  if (!result.errors?.length) return 'ok'
+  return result.data === null ? 'error' : 'partial'
+}
+
+export function useOperationLog(logger: Logger, graphqlEndpoint: string): Plugin<Context> {
+  const entries = new WeakMap<Request, Entry>()
+  return {
+    onRequest({ request, url }) {
+      if (url.pathname === graphqlEndpoint) entries.set(request, { started: performance.now() })
+    },
+    onParams({ request, params }) {
+      const entry = entries.get(request)
+      if (entry) entry.operation = params.operationName ?? null
+    },
+    onValidate({ params, context }) {
+      const entry = entries.get((context as { request: Request }).request)
+      const operation = operationOf(params.documentAST, entry?.operation)
+      if (entry && operation?.name) entry.operation = operation.name.value
+    },
+    onExecute({ args }) {
+      const context = args.contextValue as Context & { request: Request }
+      const entry = entries.get(context.request)
+      if (entry) entry.context = context
+    },
+    onResultProcess({ request, result }) {
+      const entry = entries.get(request)
+      if (!entry || Array.isArray(result) || Symbol.asyncIterator in result) return
+      const single = result as ExecutionResult
+      entry.codes = (single.errors ?? []).map((e) => String(e.extensions?.code))
+      entry.outcome = outcomeOf(single)
+    },
+    onResponse({ request, response }) {
+      const entry = entries.get(request)
+      if (!entry) return
+      entries.delete(request)
+      // No result at all: refused at the HTTP level (406) or served GraphiQL.
+      if (entry.outcome === undefined && response.status < 400) return
+      logger.info(
+        {
+          operation: entry.operation ?? null,
+          outcome: entry.outcome ?? 'refused',
+          status: response.status,
+          durationMs: Math.round(performance.now() - entry.started),
+          upstreamCalls: entry.context?.operation.upstreamCalls ?? 0,
+          errors: entry.codes?.length ? entry.codes : undefined,
+        },
+        'operation',
+      )
+    },
+  }
+}

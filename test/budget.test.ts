@@ -1,0 +1,260 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import {
+  type GraphQLObjectType,
+  getNamedType,
+  getVariableValues,
+  isCompositeType,
+  isObjectType,
+  parse,
+} from 'graphql'
+import { describe, expect, it } from 'vitest'
+import { estimateUpstreamCalls, operationOf } from '../src/cost.js'
+import { rememberEstimates } from '../src/operation-budget.js'
+import { schema } from '../src/schema/index.js'
+import { graphql } from './gql/index.js'
+import { startStack } from './support/stack.js'
+
+/**
+ * The upstream budget (MAX_OPERATION_COST): estimated before execution from the costs the
+ * fields declare, and drawn from by every HTTP request while the operation runs.
+ */
+
+const stack = await startStack({ upstreamToken: 'demo-token' })
+const { demo } = stack
+const { data } = demo
+const big = data.lists.find((l) => l.amountOfCompanies > 1000)
+// A company with every resource, for the walk over every field of the schema.
+const full = data.companies.find(
+  (c) =>
+    data.financialsOf(c).length > 0 &&
+    data.lookalikesOf(c).length > 0 &&
+    data.contactsOf(c).length > 0 &&
+    data.relationshipsOf(c).parents.some((p) => p.identifier),
+)
+if (!big || !full) throw new Error('demo data lacks the list or company these tests need')
+const at = `country: ${full.country}, number: "${full.companyNumber}"`
+
+function estimate(source: string, variables: Record<string, unknown> = {}, name?: string) {
+  const document = parse(source)
+  const operation = operationOf(document, name)
+  if (!operation) throw new Error('no operation')
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables)
+  if (!coerced.coerced) throw new Error(String(coerced.errors))
+  return estimateUpstreamCalls(schema, document, operation, coerced.coerced)
+}
+
+interface Cost {
+  estimated: number
+  limit: number
+  upstreamCalls: number
+}
+const costOf = (body: { extensions?: Record<string, unknown> }) => body.extensions?.cost as Cost
+
+const FrontendPage = graphql(`
+  query FrontendPage($listId: Int!) {
+    list(listId: $listId) {
+      name
+      companies(first: 50) {
+        edges {
+          node {
+            name
+            financials(first: 1) { nodes { endDate profitability { revenue } } }
+            lookalikes(first: 3) { edges { score node { name } } }
+            shareholders { name percentage company { name } }
+          }
+        }
+      }
+    }
+  }
+`)
+
+describe('the estimate before execution', () => {
+  it('a normal frontend page (50 companies, latest statement, 3 named lookalikes, shareholders) fits the default budget', async () => {
+    const result = await stack.execute(FrontendPage, { listId: big.id })
+    expect(result.errors).toBeUndefined()
+    const cost = result.extensions?.cost as Cost
+    // list + members + 50 × (statements + lookalikes + 3 lookalike names + relationships)
+    expect(cost).toEqual({ estimated: 2 + 50 * 6, limit: 1000, upstreamCalls: demo.calls().length })
+    expect(cost.upstreamCalls).toBeLessThanOrEqual(cost.estimated)
+  })
+
+  it.each([
+    ['{ company(country: BE, number: "0922178703") { number } }', 1],
+    ['{ company(country: BE, number: "0922178703") { name place } }', 1],
+    ['{ company(country: BE, number: "0922178703") { name financials { totalCount } } }', 1],
+    [
+      '{ company(country: BE, number: "0922178703") { shareholders { name } participations { name } } }',
+      1,
+    ],
+    [
+      '{ company(country: BE, number: "0922178703") { lookalikes(first: 5) { nodes { name } } } }',
+      6,
+    ],
+    ['{ company(country: BE, number: "0922178703") { financials(last: 3) { totalCount } } }', 2],
+    ['{ lists { nodes { name } } }', 1],
+    ['{ lists(first: 600) { nodes { name } } }', 0],
+    [
+      '{ lists(first: 4) { nodes { companies(first: 10) { nodes { name } } contacts(first: 2) { nodes { company { name } } } } } }',
+      9,
+    ],
+    ['{ nodes(ids: ["TGlzdDoxMDAx", "TGlzdDoxMDAy"]) { id } }', 2],
+    [
+      '{ node(id: "x") { ... on Company { financials { totalCount } } ... on List { companies(first: 5) { nodes { name } } } } }',
+      2,
+    ],
+    // The same field from two fragments runs once, as graphql-js merges them.
+    [
+      '{ company(country: BE, number: "0922178703") { ...A ...B } } fragment A on Company { financials(first: 1) { totalCount } } fragment B on Company { name financials(first: 1) { totalCount } }',
+      1,
+    ],
+  ])('estimates %s as %i', (source, expected) => {
+    expect(estimate(source)).toBe(expected)
+  })
+
+  it('counts only the operation that runs', () => {
+    const source = 'query A { lists { totalCount } } query B { list(listId: 1) { name } }'
+    expect(estimate(source, {}, 'B')).toBe(1)
+    expect(estimate(source, {}, 'A')).toBe(1)
+  })
+
+  it('counts variable defaults and @include/@skip as execution will see them', () => {
+    const page =
+      'query($n: Int = 500) { list(listId: 1001) { companies(first: $n) { nodes { financials(first: 1) { totalCount } } } } }'
+    expect(estimate(page)).toBe(1 + 1 + 500)
+    expect(estimate(page, { n: 3 })).toBe(1 + 1 + 3)
+    const skipped =
+      'query($all: Boolean = false) { lists { totalCount } list(listId: 1) @include(if: $all) { name } }'
+    expect(estimate(skipped)).toBe(1)
+    expect(estimate(skipped, { all: true })).toBe(2)
+  })
+
+  it('refuses a variable default over the budget, with no upstream call', async () => {
+    const { body } = await stack.post(
+      'query($n: Int = 500) { list(listId: 1001) { companies(first: $n) { nodes { lookalikes(first: 3) { nodes { name } } } } } }',
+    )
+    expect(body.errors?.map((e) => e.extensions?.code)).toEqual(['QUERY_TOO_COSTLY'])
+    expect(costOf(body)).toEqual({ estimated: 2 + 500 * 4, limit: 1000, upstreamCalls: 0 })
+    expect(demo.calls()).toEqual([])
+  })
+
+  it('refuses a fan-out to hundreds of thousands of calls with QUERY_TOO_COSTLY and no upstream call', async () => {
+    const { status, body } = await stack.post(
+      '{ lists(first: 500) { nodes { companies(first: 500) { nodes { financials(first: 1) { totalCount } } } } } }',
+    )
+    expect(status).toBe(200)
+    expect(body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COSTLY')
+    expect(body.errors?.[0]?.message).toMatch(/up to 250501 upstream calls/)
+    expect(body.extensions).toEqual({ cost: { estimated: 250_501, limit: 1000, upstreamCalls: 0 } })
+    expect(demo.calls()).toEqual([])
+  })
+
+  it('estimates fragments that spread each other in time proportional to the document', async () => {
+    // 60 levels, each fragment spreading both of the level below: 2^60 paths when expanded.
+    let fragments = `fragment A0 on Company { financials(first: 1) { totalCount } }
+      fragment B0 on Company { name }`
+    for (let i = 1; i <= 60; i++) {
+      fragments += `\nfragment A${i} on Company { ...A${i - 1} ...B${i - 1} }`
+      fragments += `\nfragment B${i} on Company { ...B${i - 1} ...A${i - 1} }`
+    }
+    const { body } = await stack.post(`{ company(${at}) { ...A60 ...B60 } }\n${fragments}`)
+    expect(body.errors).toBeUndefined()
+    expect(costOf(body)).toEqual({ estimated: 1, limit: 1000, upstreamCalls: 1 })
+  })
+
+  it('estimates each document and variables once', () => {
+    let runs = 0
+    const remembered = rememberEstimates((...args) => {
+      runs++
+      return estimateUpstreamCalls(...args)
+    })
+    const document = parse('query($n: Int) { lists(first: $n) { totalCount } }')
+    const operation = operationOf(document, undefined)
+    if (!operation) throw new Error('no operation')
+    expect(remembered(schema, document, operation, { n: 5 })).toBe(1)
+    expect(remembered(schema, document, operation, { n: 5 })).toBe(1)
+    expect(runs).toBe(1)
+    remembered(schema, document, operation, { n: 6 })
+    remembered(schema, parse('query($n: Int) { lists(first: $n) { totalCount } }'), operation, {
+      n: 5,
+    })
+    expect(runs).toBe(3)
+  })
+})
+
+/** Every field of the schema, reached by the shortest path from Query, with the arguments it needs. */
+function everyFieldQuery(): { field: string; query: string }[] {
+  const required: Record<string, string> = {
+    'Query.company': `(${at})`,
+    'Query.list': `(listId: ${big?.id})`,
+    'Query.node': `(id: "${Buffer.from(`Company:${full?.country}:${full?.companyNumber}`).toString('base64url')}")`,
+    'Query.nodes': `(ids: ["${Buffer.from(`List:${big?.id}`).toString('base64url')}"])`,
+  }
+  const query = schema.getQueryType() as GraphQLObjectType
+  const paths = new Map<string, string[]>([[query.name, []]])
+  const queue: GraphQLObjectType[] = [query]
+  const out: { field: string; query: string }[] = []
+  for (let type = queue.shift(); type; type = queue.shift()) {
+    const path = paths.get(type.name) ?? []
+    for (const field of Object.values(type.getFields())) {
+      const name = `${type.name}.${field.name}`
+      const step = `${field.name}${required[name] ?? ''}`
+      const target = getNamedType(field.type)
+      const leaf = isCompositeType(target) ? `${step} { __typename }` : step
+      const nested = [...path, leaf].reduceRight((inner, part) => `${part} { ${inner} }`)
+      out.push({ field: name, query: `{ ${nested} }` })
+      if (isObjectType(target) && !paths.has(target.name)) {
+        paths.set(target.name, [...path, step])
+        queue.push(target)
+      }
+    }
+  }
+  return out
+}
+
+describe('every field declares what it costs', () => {
+  it.each(everyFieldQuery())(
+    '$field: upstream calls made never exceed the estimate',
+    async ({ query }) => {
+      const { body } = await stack.post(query)
+      const cost = costOf(body)
+      expect(cost, JSON.stringify(body.errors)).toBeDefined()
+      expect(demo.calls().length).toBe(cost.upstreamCalls)
+      expect(cost.upstreamCalls).toBeLessThanOrEqual(cost.estimated)
+    },
+  )
+})
+
+describe('the budget while the operation runs', () => {
+  it('draws every request sent from the budget, retries included, and sends none past it', async () => {
+    const tight = await startStack({ upstreamToken: 'demo-token', maxOperationCost: 12 })
+    // list + members + 5 statements = 7 estimated; each statement read fails twice with 503
+    // and is retried: 2 + 5 × 3 = 17 requests wanted.
+    tight.demo.inject({ path: /\/financials$/, status: 503, times: 10 })
+    const { body } = await tight.post(
+      `{ list(listId: ${big.id}) { companies(first: 5) { nodes { number financials(first: 1) { totalCount } } } } }`,
+    )
+    expect(costOf(body)).toEqual({ estimated: 7, limit: 12, upstreamCalls: 12 })
+    expect(tight.demo.calls()).toHaveLength(12)
+  })
+
+  it('sends nothing for an operation once its response is complete', async () => {
+    // One statement fails at once and nulls the whole list (non-null fields up to it), while
+    // the lookalikes are still on their way; their statements must never be read.
+    const [first] = big.members
+    if (!first) throw new Error('empty list')
+    demo.inject({
+      path: `/v1/companies/${first.company.country}/${first.company.companyNumber}/financials`,
+      status: 500,
+    })
+    demo.inject({ path: /\/lookalikes$/, delayMs: 300 })
+    const { body } = await stack.post(
+      `{ list(listId: ${big.id}) { companies(first: 10) { nodes { financials(first: 1) { totalCount } lookalikes(first: 3) { nodes { financials(first: 1) { totalCount } } } } } } }`,
+    )
+    expect(body.data).toEqual({ list: null })
+    const reported = costOf(body).upstreamCalls
+    expect(reported).toBe(1 + 1 + 10 + 10)
+    // Give reads that were (wrongly) still pending time to go out; none may.
+    await sleep(600)
+    expect(demo.calls()).toHaveLength(reported)
+  })
+})

@@ -1,0 +1,223 @@
+import { Writable } from 'node:stream'
+import { afterAll, describe, expect, it } from 'vitest'
+import { loadConfig } from '../src/config.js'
+import { DEMO_TOKEN, DemoUpstream } from '../src/demo-upstream/server.js'
+import { createLogger } from '../src/logger.js'
+import { createGateway } from '../src/yoga.js'
+import { startStack } from './support/stack.js'
+
+/**
+ * Every error carries extensions.code, is logged once at the level it deserves, and fails only
+ * what it must: bad variables, operations the schema cannot run, an Accept the gateway cannot
+ * answer, upstream failures, one failed key of a batch.
+ */
+
+const stack = await startStack({ upstreamToken: 'demo-token' })
+const { demo } = stack
+const { data } = demo
+
+describe('refused before execution, with a code and no upstream call', () => {
+  it.each([
+    ['a string', '5'],
+    ['a fraction', 1.5],
+    ['2^31', 2 ** 31],
+    ['1e308', 1e308],
+    ['a list', [5]],
+  ])('an Int variable given %s → BAD_USER_INPUT', async (_what, value) => {
+    const { body } = await stack.post('query($n: Int) { lists(first: $n) { totalCount } }', {
+      n: value,
+    })
+    expect(body.data).toBeUndefined()
+    expect(body.errors?.map((e) => e.extensions?.code)).toEqual(['BAD_USER_INPUT'])
+    expect(body.errors?.[0]?.message).toMatch(/\$n/)
+    expect(demo.calls()).toEqual([])
+  })
+
+  it('a missing required variable, or an enum value that does not exist → BAD_USER_INPUT', async () => {
+    const { body } = await stack.post(
+      'query($id: Int!, $kind: ListKind) { list(listId: $id) { name } lists(kind: $kind) { totalCount } }',
+      { kind: 'EVERYTHING' },
+    )
+    expect(body.errors?.map((e) => e.extensions?.code)).toEqual([
+      'BAD_USER_INPUT',
+      'BAD_USER_INPUT',
+    ])
+    expect(demo.calls()).toEqual([])
+  })
+
+  it('an operationName the document does not hold → OPERATION_RESOLUTION_FAILURE (yoga’s code)', async () => {
+    const response = await stack.gateway.yoga.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${DEMO_TOKEN}` },
+      body: JSON.stringify({ query: 'query A { lists { totalCount } }', operationName: 'B' }),
+    })
+    const body = (await response.json()) as { errors: { extensions: { code: string } }[] }
+    expect(body.errors.map((e) => e.extensions.code)).toEqual(['OPERATION_RESOLUTION_FAILURE'])
+    expect(demo.calls()).toEqual([])
+  })
+
+  it.each([
+    ['mutation', 'mutation { deleteEverything }'],
+    ['subscription', 'subscription { lists { totalCount } }'],
+  ])('a %s → GRAPHQL_VALIDATION_FAILED: the gateway is read-only', async (kind, query) => {
+    const { body } = await stack.post(query)
+    expect(body.errors?.length).toBeGreaterThan(0)
+    for (const error of body.errors ?? []) {
+      expect(error.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED')
+    }
+    expect(body.errors?.map((e) => e.message)).toContain(
+      `This gateway is read-only: it has no ${kind}s, only queries.`,
+    )
+    expect(demo.calls()).toEqual([])
+  })
+
+  it.each(['text/plain', 'application/xml', 'application/json; charset=iso-8859-1'])(
+    'Accept: %s → 406 before any upstream call',
+    async (accept) => {
+      const response = await stack.gateway.yoga.fetch('http://gateway.test/graphql', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept,
+          authorization: `Bearer ${DEMO_TOKEN}`,
+        },
+        body: JSON.stringify({ query: '{ lists { totalCount } }' }),
+      })
+      expect(response.status).toBe(406)
+      expect(response.headers.get('accept')).toContain('application/json')
+      const body = (await response.json()) as { errors: { extensions: { code: string } }[] }
+      expect(body.errors.map((e) => e.extensions.code)).toEqual(['NOT_ACCEPTABLE'])
+      expect(demo.calls()).toEqual([])
+    },
+  )
+
+  it.each([
+    '*/*',
+    'application/*',
+    'application/graphql-response+json',
+    'text/html, application/json;q=0.9',
+  ])('Accept: %s is answered', async (accept) => {
+    const response = await stack.gateway.yoga.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept,
+        authorization: `Bearer ${DEMO_TOKEN}`,
+      },
+      body: JSON.stringify({ query: '{ lists { totalCount } }' }),
+    })
+    expect(response.status).toBe(200)
+    expect(((await response.json()) as { data: unknown }).data).toEqual({
+      lists: { totalCount: data.lists.length },
+    })
+  })
+})
+
+describe('a batch never fails as a whole because one key failed', () => {
+  it('one failed name lookup nulls that one name, not the page', async () => {
+    const company = data.companies.find((c) => data.lookalikesOf(c).length >= 10)
+    const broken = company && data.lookalikesOf(company)[4]?.company
+    if (!company || !broken) throw new Error('demo data lacks a company with 10 lookalikes')
+    demo.inject({
+      path: `/v1/companies/${broken.country}/${broken.companyNumber}/financials`,
+      status: 500,
+    })
+    const { body } = await stack.post(
+      `{ company(country: ${company.country}, number: "${company.companyNumber}") { lookalikes(first: 10) { nodes { number name } } } }`,
+    )
+    const found = body.data?.company as { lookalikes: { nodes: { name: string | null }[] } }
+    const nodes = found.lookalikes.nodes
+    expect(nodes.map((n) => n.name)).toEqual(
+      data
+        .lookalikesOf(company)
+        .slice(0, 10)
+        .map((l) => (l.company === broken ? null : (l.company.name ?? null))),
+    )
+    expect(body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+      [['company', 'lookalikes', 'nodes', 4, 'name'], 'UPSTREAM_ERROR'],
+    ])
+  })
+})
+
+describe('logs: expected failures once, at their level, with their code', () => {
+  let logged = ''
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logged += chunk
+      done()
+    },
+  })
+  const lines = () =>
+    logged
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+  const upstream = new DemoUpstream({ data })
+  const gateway = (async () => {
+    const url = await upstream.start()
+    return createGateway(
+      { ...loadConfig({ NODE_ENV: 'production' }), upstreamUrl: url, upstreamToken: DEMO_TOKEN },
+      createLogger('info', sink),
+    )
+  })()
+  afterAll(async () => {
+    await (await gateway).close()
+    await upstream.stop()
+  })
+  const ask = async (query: string, headers: Record<string, string> = {}) => {
+    logged = ''
+    const response = await (await gateway).yoga.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ query }),
+    })
+    return { status: response.status, text: await response.text() }
+  }
+  const company = data.companies[7]
+  if (!company) throw new Error('no company')
+  const statements = `query Statements { company(country: ${company.country}, number: "${company.companyNumber}") { name financials(first: 2) { totalCount } } }`
+
+  it('an upstream failure is one warn line with code, endpoint and status, never an error with a stack', async () => {
+    upstream.inject({ path: /\/financials$/, status: 403 })
+    await ask(statements)
+    upstream.reset()
+    const all = lines()
+    expect(all.filter((l) => Number(l.level) >= 50)).toEqual([])
+    const failures = all.filter((l) => l.msg === 'upstream read failed')
+    expect(failures).toEqual([
+      expect.objectContaining({
+        level: 40,
+        code: 'FORBIDDEN',
+        status: 403,
+        endpoint: 'GET /v1/companies/{countryCode}/{companyNumber}/financials',
+      }),
+    ])
+    expect(all.find((l) => l.msg === 'operation')).toMatchObject({
+      operation: 'Statements',
+      outcome: 'partial',
+      errors: ['FORBIDDEN', 'FORBIDDEN'],
+    })
+    expect(logged).not.toContain('"stack"')
+  })
+
+  it('refused operations are logged too, with their codes', async () => {
+    await ask(
+      'query Costly { lists(first: 500) { nodes { companies(first: 500) { nodes { financials { totalCount } } } } } }',
+    )
+    expect(lines().filter((l) => l.msg === 'operation')).toEqual([
+      expect.objectContaining({
+        operation: 'Costly',
+        outcome: 'refused',
+        errors: ['QUERY_TOO_COSTLY'],
+      }),
+    ])
+    await ask('query Broken { lists { nope } }')
+    expect(lines().filter((l) => l.msg === 'operation')).toEqual([
+      expect.objectContaining({ outcome: 'refused', errors: ['GRAPHQL_VALIDATION_FAILED'] }),
+    ])
+    await ask('{ lists { totalCount } }', { accept: 'text/plain' })
+    expect(lines().filter((l) => l.msg === 'operation')).toEqual([
+      expect.objectContaining({ outcome: 'refused', status: 406 }),
+    ])
+  })
+})
