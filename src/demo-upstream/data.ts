@@ -1,7 +1,4 @@
 import { belgianCheckDigits, type Country, luhnCheckDigit } from '../company-number.js'
-import type { CompanyIdentifier } from '../upstream/common.js'
-import type { Financial } from '../upstream/financials.js'
-import type { List } from '../upstream/lists.js'
 import { Random } from './random.js'
 import {
   FAMILY_NAMES,
@@ -24,16 +21,85 @@ import {
  * mutual relationships, lists of both kinds).
  */
 
-export interface DemoCompany extends CompanyIdentifier {
+/**
+ * The demo's own types follow contract/upstream-rest-api.md, not the gateway's schemas in
+ * src/upstream/: the demo is the upstream, and must not agree with the gateway by construction.
+ */
+
+/** A company identifier as the server sends it. */
+export interface DemoIdentifier {
+  country: Country
+  companyNumber: string
   name: string
   place: string
+}
+
+/** A List object of the document. */
+export interface DemoListBody {
+  id: number
+  name: string
+  type: 'STATIC' | 'SMART'
+  columns: string[]
+  shared: boolean
+  notifications: { enabled: boolean }
+  amountOfCompanies: number
+  newResults: number | null
+  updatedAt: string
+  createdAt: string
+  createdBy: string
+}
+
+/** A financial record of the document, as the demo sends it. */
+export interface Financial {
+  startDate: string
+  endDate: string
+  dateReceived: string | null
+  healthIndicator: number
+  jointCommitteeCodes: string[]
+  profitability: {
+    revenue: number | null
+    grossMargin: number
+    ebitda: number
+    ebit: number
+    netProfit: number
+  }
+  liquidity: {
+    cash: number
+    cashFlow: number
+    netWorkingCapital: number
+    netWorkingCapitalRequirement: number
+    currentRatio: number
+    quickRatio: number
+  }
+  solvency: {
+    totalAssets: number
+    equity: number
+    capital: number | null
+    retainedEarnings: number
+    debt: number
+    longTermDebt: number
+    longTermDebtFinancial: number
+    longTermDebtAccountsPayable: number
+    shortTermDebt: number
+    shortTermDebtFinancial: number
+    shortTermDebtAccountsPayable: number
+  }
+  people: {
+    employees: number
+    newHires: number
+    employeeMaleRatio: number
+    employeeFemaleRatio: number
+  }
+}
+
+export interface DemoCompany extends DemoIdentifier {
   index: number
   sector: Sector
   employees: number
 }
 
 export interface DemoRelationship {
-  identifier: CompanyIdentifier | null
+  identifier: DemoIdentifier | null
   function?: string
   percentage?: number
   name?: string
@@ -54,7 +120,7 @@ export interface DemoListMember {
   status: 'SAVED' | 'ARCHIVED' | 'NEW'
 }
 
-export interface DemoList extends List {
+export interface DemoList extends DemoListBody {
   members: DemoListMember[]
   contacts: { contact: DemoContact; company: DemoCompany }[]
 }
@@ -65,7 +131,7 @@ const LATEST_YEAR = 2025
 const NOW = Date.parse('2026-10-01T09:00:00.000Z')
 const DAY = 86_400_000
 
-export function identifierOf(company: DemoCompany): CompanyIdentifier {
+export function identifierOf(company: DemoCompany): DemoIdentifier {
   return {
     country: company.country,
     companyNumber: company.companyNumber,

@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { List } from '../upstream/lists.js'
 import {
   type DemoCompany,
   type DemoContact,
   DemoData,
   type DemoList,
+  type DemoListBody,
   identifierOf,
 } from './data.js'
 
@@ -315,7 +315,7 @@ export class DemoUpstream {
   }
 }
 
-function listBody({ members: _members, contacts: _contacts, ...list }: DemoList): List {
+function listBody({ members: _members, contacts: _contacts, ...list }: DemoList): DemoListBody {
   return list
 }
 
