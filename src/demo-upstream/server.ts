@@ -29,6 +29,8 @@ export interface DemoUpstreamOptions {
   languageHeader?: string
   /** The data set; one is generated when absent. */
   data?: DemoData
+  /** The demo's clock (ms since the epoch), which volatile contactIds follow; default Date.now. */
+  now?: () => number
 }
 
 /** One request the demo received, as tests read it. */
@@ -80,9 +82,12 @@ export class DemoUpstream {
   private readonly languageHeader: string
   private readonly received: ReceivedCall[] = []
   private faults: (Fault & { used: number })[] = []
+  private readonly clock: () => number
   private readonly routes: [RegExp, Route][]
   /** Added before every answer, to model a remote service. */
   latencyMs = 0
+  /** Added to the clock: tests move the demo's time with it (or advanceClock); reset() zeroes it. */
+  clockOffsetMs = 0
   /** Most requests being answered at once since the last reset. */
   peakInFlight = 0
   private inFlight = 0
@@ -92,6 +97,7 @@ export class DemoUpstream {
     this.data = options.data ?? new DemoData()
     this.tokens = new Set(options.tokens ?? [DEMO_TOKEN])
     this.languageHeader = (options.languageHeader ?? 'accept-language').toLowerCase()
+    this.clock = options.now ?? Date.now
     this.server = createServer((req, res) => void this.handle(req, res))
     this.server.keepAliveTimeout = 60_000
     const company = '/v1/companies/([^/]+)/([^/]+)'
@@ -131,12 +137,23 @@ export class DemoUpstream {
     this.faults.push({ ...fault, used: 0 })
   }
 
-  /** Forget calls and faults and remove latency, between tests. */
+  /** The demo's time: its clock plus clockOffsetMs. */
+  now(): number {
+    return this.clock() + this.clockOffsetMs
+  }
+
+  /** Moves the demo's time forward (or back, with a negative amount). */
+  advanceClock(ms: number): void {
+    this.clockOffsetMs += ms
+  }
+
+  /** Forget calls and faults, remove latency, and reset the clock. */
   reset(): void {
     this.received.length = 0
     this.faults = []
     this.latencyMs = 0
     this.peakInFlight = 0
+    this.clockOffsetMs = 0
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse) {
@@ -148,13 +165,14 @@ export class DemoUpstream {
     const token = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length) : undefined
     const languageValue = req.headers[this.languageHeader]
     const language = Array.isArray(languageValue) ? languageValue[0] : languageValue
-    this.received.push({
+    const call: ReceivedCall = {
       method: req.method ?? 'GET',
       path: url.pathname,
       query: Object.fromEntries(url.searchParams),
       token,
       language,
-    })
+    }
+    this.received.push(call)
     const fault = this.faultFor(url.pathname)
     const delay = this.latencyMs + (fault?.delayMs ?? 0)
     if (delay > 0) await sleep(delay)
@@ -198,9 +216,7 @@ export class DemoUpstream {
 
   private faultFor(path: string) {
     const fault = this.faults.find(
-      (f) =>
-        (typeof f.path === 'string' ? f.path === path : f.path.test(path)) &&
-        (f.times === undefined || f.used < f.times),
+      (f) => matches(f.path, path) && (f.times === undefined || f.used < f.times),
     )
     if (fault) fault.used++
     return fault
@@ -242,9 +258,10 @@ export class DemoUpstream {
 
   private listContacts(id: string | undefined, query: Query, language: Language) {
     const list = this.listOf(id)
+    const now = this.now()
     return paged(
       list.contacts.map(({ contact, company }) => ({
-        ...contactBody(contact, language),
+        ...this.contactBody(contact, language, now),
         company: identifierOf(company),
       })),
       query,
@@ -288,17 +305,21 @@ export class DemoUpstream {
     const seniorities = csv(query, 'seniorities')
     const departments = csv(query, 'departments')
     const roles = csv(query, 'officialRoles')
+    const now = this.now()
     const contacts = this.data
       .contactsOf(company)
       .filter(
         (c) =>
           (!q ||
-            [
-              c.firstName,
-              c.lastName,
-              `${c.firstName} ${c.lastName}`,
-              c.position.title[language],
-            ].some((text) => text.toLowerCase().includes(q))) &&
+            (c.firstNameUnknown
+              ? [c.lastName, c.position.title[language]]
+              : [
+                  c.firstName,
+                  c.lastName,
+                  `${c.firstName} ${c.lastName}`,
+                  c.position.title[language],
+                ]
+            ).some((text) => text.toLowerCase().includes(q))) &&
           (!onlyOfficial || c.officialRoles.length > 0) &&
           (!seniorities || seniorities.includes(c.position.seniority)) &&
           (!departments || departments.includes(c.position.department)) &&
@@ -307,27 +328,32 @@ export class DemoUpstream {
     return {
       identifier: identifierOf(company),
       ...paged(
-        contacts.map((c) => contactBody(c, language)),
+        contacts.map((c) => this.contactBody(c, language, now)),
         query,
         4,
       ),
     }
   }
+
+  /** A contact as sent at `now`: company and list contacts agree at any one time. */
+  private contactBody(contact: DemoContact, language: Language, now: number) {
+    return {
+      jobTitle: contact.position.title[language],
+      identifier: {
+        contactId: this.data.contactIdAt(contact, now),
+        firstName: contact.firstNameUnknown ? null : contact.firstName,
+        lastName: contact.lastName,
+      },
+    }
+  }
+}
+
+function matches(pattern: string | RegExp, path: string): boolean {
+  return typeof pattern === 'string' ? pattern === path : pattern.test(path)
 }
 
 function listBody({ members: _members, contacts: _contacts, ...list }: DemoList): DemoListBody {
   return list
-}
-
-function contactBody(contact: DemoContact, language: Language) {
-  return {
-    jobTitle: contact.position.title[language],
-    identifier: {
-      contactId: contact.contactId,
-      firstName: contact.firstName,
-      lastName: contact.lastName,
-    },
-  }
 }
 
 function parseLanguage(value: string | undefined): Language {
