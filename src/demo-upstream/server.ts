@@ -35,6 +35,12 @@ export interface DemoUpstreamOptions {
 
 /** One request the demo received, as tests read it. */
 export interface ReceivedCall {
+  /** Place in the demo's event log; receipts and answers draw from one counter. */
+  seq: number
+  /** Place in the event log at which the answer was sent; absent until then (and if never). */
+  answeredSeq?: number
+  /** Status of the answer sent. */
+  status?: number
   method: string
   path: string
   query: Record<string, string>
@@ -75,6 +81,18 @@ type Query = URLSearchParams
 type Route = (match: string[], query: Query, language: Language) => unknown
 type Language = 'NL' | 'FR' | 'EN'
 
+interface Hold {
+  path: string | RegExp
+  released: Promise<void>
+  release(): void
+}
+
+interface Waiter {
+  predicate: (calls: ReceivedCall[]) => boolean
+  resolve(): void
+  reject(error: unknown): void
+}
+
 export class DemoUpstream {
   readonly data: DemoData
   private readonly server: Server
@@ -82,6 +100,9 @@ export class DemoUpstream {
   private readonly languageHeader: string
   private readonly received: ReceivedCall[] = []
   private faults: (Fault & { used: number })[] = []
+  private readonly holds = new Set<Hold>()
+  private waiters: Waiter[] = []
+  private seq = 0
   private readonly clock: () => number
   private readonly routes: [RegExp, Route][]
   /** Added before every answer, to model a remote service. */
@@ -124,13 +145,14 @@ export class DemoUpstream {
   }
 
   async stop(): Promise<void> {
+    this.releaseAll()
     this.server.closeAllConnections()
     await new Promise<void>((resolve) => this.server.close(() => resolve()))
   }
 
-  /** Calls received since the last reset, oldest first. */
+  /** Calls received since the last reset, oldest first (copies: later answers do not show). */
   calls(): ReceivedCall[] {
-    return [...this.received]
+    return this.received.map((call) => ({ ...call }))
   }
 
   inject(fault: Fault): void {
@@ -147,13 +169,66 @@ export class DemoUpstream {
     this.clockOffsetMs += ms
   }
 
-  /** Forget calls and faults, remove latency, and reset the clock. */
+  /**
+   * Holds the requests whose path matches (a string matches exactly), from now until release():
+   * they are received and show in calls() at once, but answered (normally) only after release().
+   */
+  hold(path: string | RegExp): { release(): void } {
+    let open = () => {}
+    const released = new Promise<void>((resolve) => {
+      open = resolve
+    })
+    const hold: Hold = {
+      path,
+      released,
+      release: () => {
+        this.holds.delete(hold)
+        open()
+      },
+    }
+    this.holds.add(hold)
+    return { release: hold.release }
+  }
+
+  /**
+   * Resolves as soon as the calls received (with their answers so far) satisfy the predicate,
+   * checked on every receipt and answer; rejects if the predicate throws. No timeout of its own.
+   */
+  waitForCalls(predicate: (calls: ReceivedCall[]) => boolean): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.waiters.push({ predicate, resolve, reject })
+      this.notify()
+    })
+  }
+
+  /** Forget calls and faults, remove latency, release held requests and reset the clock. */
   reset(): void {
     this.received.length = 0
     this.faults = []
     this.latencyMs = 0
     this.peakInFlight = 0
     this.clockOffsetMs = 0
+    this.releaseAll()
+    this.notify()
+  }
+
+  private releaseAll() {
+    for (const hold of [...this.holds]) hold.release()
+  }
+
+  /** Settles the waiters whose predicate the calls now satisfy. */
+  private notify() {
+    if (this.waiters.length === 0) return
+    const calls = this.calls()
+    this.waiters = this.waiters.filter((waiter) => {
+      try {
+        if (!waiter.predicate(calls)) return true
+        waiter.resolve()
+      } catch (error) {
+        waiter.reject(error)
+      }
+      return false
+    })
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse) {
@@ -166,6 +241,7 @@ export class DemoUpstream {
     const languageValue = req.headers[this.languageHeader]
     const language = Array.isArray(languageValue) ? languageValue[0] : languageValue
     const call: ReceivedCall = {
+      seq: ++this.seq,
       method: req.method ?? 'GET',
       path: url.pathname,
       query: Object.fromEntries(url.searchParams),
@@ -173,7 +249,10 @@ export class DemoUpstream {
       language,
     }
     this.received.push(call)
+    this.notify()
     const fault = this.faultFor(url.pathname)
+    const holds = [...this.holds].filter((hold) => matches(hold.path, url.pathname))
+    if (holds.length > 0) await Promise.all(holds.map((hold) => hold.released))
     const delay = this.latencyMs + (fault?.delayMs ?? 0)
     if (delay > 0) await sleep(delay)
     if (res.destroyed) return
@@ -212,6 +291,9 @@ export class DemoUpstream {
       if (res.destroyed) return
     }
     res.end(body)
+    call.answeredSeq = ++this.seq
+    call.status = status
+    this.notify()
   }
 
   private faultFor(path: string) {
