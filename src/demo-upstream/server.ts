@@ -13,8 +13,9 @@ import {
 /**
  * The embedded demo upstream: a real HTTP server on loopback implementing the whole REST
  * interface of contract/upstream-rest-api.md over the demo data set. The gateway talks to it
- * exactly as to production. Tests use its hooks to inject latency and faults and to read the
- * calls it received.
+ * exactly as to production. Tests use its hooks to inject latency and faults, to hold answers
+ * back (hold, waitForCalls), to move its clock (volatile contactIds follow it) and to read the
+ * calls it received, in the order it received and answered them (seq, answeredSeq).
  */
 
 export const DEMO_TOKEN = 'demo-token'
