@@ -1,7 +1,4 @@
 import { belgianCheckDigits, type Country, luhnCheckDigit } from '../company-number.js'
-import type { CompanyIdentifier } from '../upstream/common.js'
-import type { Financial } from '../upstream/financials.js'
-import type { List } from '../upstream/lists.js'
 import { Random } from './random.js'
 import {
   FAMILY_NAMES,
@@ -24,27 +21,107 @@ import {
  * mutual relationships, lists of both kinds).
  */
 
-export interface DemoCompany extends CompanyIdentifier {
+/**
+ * The demo's own types follow contract/upstream-rest-api.md, not the gateway's schemas in
+ * src/upstream/: the demo is the upstream, and must not agree with the gateway by construction.
+ */
+
+/** A company identifier as the server sends it. */
+export interface DemoIdentifier {
+  country: Country
+  companyNumber: string
+  /** Absent (the key is omitted) for the companies the upstream has no name for: `nameless`. */
+  name?: string
+  /** null for the companies the upstream has no place for: `placeless`. */
+  place: string | null
+}
+
+/** A List object of the document. */
+export interface DemoListBody {
+  id: number
   name: string
-  place: string
+  type: 'STATIC' | 'SMART'
+  columns: string[]
+  shared: boolean
+  notifications: { enabled: boolean }
+  amountOfCompanies: number
+  newResults: number | null
+  updatedAt: string
+  createdAt: string
+  createdBy: string
+}
+
+/** A financial record of the document, as the demo sends it. */
+export interface Financial {
+  startDate: string
+  endDate: string
+  dateReceived: string | null
+  healthIndicator: number
+  jointCommitteeCodes: string[]
+  profitability: {
+    revenue: number | null
+    grossMargin: number
+    ebitda: number
+    ebit: number
+    netProfit: number
+  }
+  liquidity: {
+    cash: number
+    cashFlow: number
+    netWorkingCapital: number
+    netWorkingCapitalRequirement: number
+    currentRatio: number
+    quickRatio: number
+  }
+  solvency: {
+    totalAssets: number
+    equity: number
+    capital: number | null
+    retainedEarnings: number
+    debt: number
+    longTermDebt: number
+    longTermDebtFinancial: number
+    longTermDebtAccountsPayable: number
+    shortTermDebt: number
+    shortTermDebtFinancial: number
+    shortTermDebtAccountsPayable: number
+  }
+  people: {
+    employees: number
+    newHires: number
+    employeeMaleRatio: number
+    employeeFemaleRatio: number
+  }
+}
+
+export interface DemoCompany extends DemoIdentifier {
   index: number
   sector: Sector
   employees: number
 }
 
 export interface DemoRelationship {
-  identifier: CompanyIdentifier | null
+  identifier: DemoIdentifier | null
   function?: string
   percentage?: number
   name?: string
 }
 
 export interface DemoContact {
+  /**
+   * The id the server sends, unless the contact is `volatile`: then it is only the contact's
+   * stable key in the data set, and the id sent is `DemoData.contactIdAt(contact, time)`.
+   */
   contactId: number
+  /** The generated first name; the server sends null instead when `firstNameUnknown`. */
   firstName: string
   lastName: string
   position: Position
   officialRoles: string[]
+  /** Its contactId changes every day (see `DemoData.contactIdAt`). */
+  volatile?: true
+  /** The upstream has no first name for this contact: the server sends `firstName: null`. */
+  firstNameUnknown?: true
 }
 
 export interface DemoListMember {
@@ -54,7 +131,7 @@ export interface DemoListMember {
   status: 'SAVED' | 'ARCHIVED' | 'NEW'
 }
 
-export interface DemoList extends List {
+export interface DemoList extends DemoListBody {
   members: DemoListMember[]
   contacts: { contact: DemoContact; company: DemoCompany }[]
 }
@@ -65,11 +142,32 @@ const LATEST_YEAR = 2025
 const NOW = Date.parse('2026-10-01T09:00:00.000Z')
 const DAY = 86_400_000
 
-export function identifierOf(company: DemoCompany): CompanyIdentifier {
+/**
+ * Seeds (xor-ed with the data set's seed) of the streams that make the additions: what the
+ * gateway must cope with. Each addition draws from its own stream, so the streams that make the
+ * original data, and therefore that data, stay exactly as they were.
+ */
+const STREAM = {
+  missingNames: 0x6e616d65,
+  widelyHeld: 0x77696465,
+  namesakes: 0x6e736b73,
+  unknownFirstName: 0x66697273,
+} as const
+/** Per-company stream parts (see randomFor) of the contact additions. */
+const CONTACT_CHANGES = 4
+const NAMESAKE_PAIR = 5
+/** Share of the contacts outside the settled companies that are volatile: about 1 in 25 overall. */
+const VOLATILE_SHARE = 1 / 20
+const UNKNOWN_FIRST_NAME_SHARE = 1 / 500
+/** Volatile contactIds: VOLATILE_BASE + a value below VOLATILE_RANGE, never a stable id. */
+const VOLATILE_BASE = 400_000
+const VOLATILE_RANGE = 600_000
+
+export function identifierOf(company: DemoCompany): DemoIdentifier {
   return {
     country: company.country,
     companyNumber: company.companyNumber,
-    name: company.name,
+    ...(company.name === undefined ? {} : { name: company.name }),
     place: company.place,
   }
 }
@@ -87,11 +185,35 @@ export class DemoData {
     { company: DemoCompany; score: number }[]
   >()
 
+  /** About 1 % of the companies: the upstream has no name for them (`name` is omitted). */
+  readonly nameless: readonly DemoCompany[]
+  /** A few companies the upstream has no place for (`place: null`). */
+  readonly placeless: readonly DemoCompany[]
+  /** A company with 60–80 shareholders, companies and persons; member deep in a list. */
+  readonly widelyHeld: DemoCompany
+  /** Companies whose contacts stay exactly as generated (see settledCompanies). */
+  private readonly heads: ReadonlySet<DemoCompany>
+  private readonly namesakeCompanies: ReadonlySet<DemoCompany>
+  private readonly namesakePairs = new Map<DemoCompany, [DemoContact, DemoContact]>()
+  private readonly forcedUnknownFirstName: ReadonlySet<DemoContact>
+  private contactChangesReady = false
+
   constructor(private readonly seed = 20261121) {
     const random = new Random(seed)
     this.makeCompanies(random)
     this.makeRelationships(random)
     this.makeLists(random)
+    // What the gateway must cope with, each from its own stream (STREAM).
+    const { heads, settled } = this.settledCompanies()
+    this.heads = heads
+    const free = this.companies.filter((c) => !settled.has(c))
+    ;({ nameless: this.nameless, placeless: this.placeless } = this.dropNames(free))
+    this.widelyHeld = this.makeWidelyHeld(free)
+    this.namesakeCompanies = this.pickNamesakeCompanies()
+    this.forcedUnknownFirstName = this.pickUnknownFirstNameInList()
+    // Contacts made so far (those of the lists) get their changes now, the others when made.
+    this.contactChangesReady = true
+    for (const [company, contacts] of this.contactCache) this.changeContacts(company, contacts)
   }
 
   company(country: string, companyNumber: string): DemoCompany | undefined {
@@ -115,7 +237,49 @@ export class DemoData {
 
   /** Ordered by seniority, then name. */
   contactsOf(company: DemoCompany): DemoContact[] {
-    return memo(this.contactCache, company, () => makeContacts(company, this.randomFor(company, 2)))
+    return memo(this.contactCache, company, () => {
+      const contacts = makeContacts(company, this.randomFor(company, 2))
+      if (this.contactChangesReady) this.changeContacts(company, contacts)
+      return contacts
+    })
+  }
+
+  /**
+   * The contactId the server sends for a contact at `time` (ms since the epoch). A volatile
+   * contact gets a new id every day (UTC); at any one time no two contacts share an id.
+   */
+  contactIdAt(contact: DemoContact, time: number): number {
+    if (!contact.volatile) return contact.contactId
+    const day = Math.floor(time / DAY)
+    // For one day, an injective map of the (unique) stable keys, into a range no stable id uses.
+    const spread = (contact.contactId * 7919 + day * 104_729) % VOLATILE_RANGE
+    return VOLATILE_BASE + ((spread + VOLATILE_RANGE) % VOLATILE_RANGE)
+  }
+
+  /** Every contact whose contactId changes over time, with its company. Makes every contact. */
+  volatileContacts(): { company: DemoCompany; contact: DemoContact }[] {
+    return this.everyContact().filter(({ contact }) => contact.volatile)
+  }
+
+  /** Every contact the server sends with `firstName: null`, with its company. */
+  contactsWithoutFirstName(): { company: DemoCompany; contact: DemoContact }[] {
+    return this.everyContact().filter(({ contact }) => contact.firstNameUnknown)
+  }
+
+  /** Companies with two contacts of one full name and different positions, and those two. */
+  namesakes(): { company: DemoCompany; contacts: [DemoContact, DemoContact] }[] {
+    return [...this.namesakeCompanies].map((company) => {
+      this.contactsOf(company)
+      const contacts = this.namesakePairs.get(company)
+      if (!contacts) throw new Error(`no namesakes in company ${company.index}`)
+      return { company, contacts }
+    })
+  }
+
+  private everyContact() {
+    return this.companies.flatMap((company) =>
+      this.contactsOf(company).map((contact) => ({ company, contact })),
+    )
   }
 
   /** Best match first. */
@@ -136,6 +300,204 @@ export class DemoData {
   /** Each company's own stream, so lazily made parts do not depend on request order. */
   private randomFor(company: DemoCompany, part: number) {
     return new Random(this.seed ^ Math.imul(company.index + 1, 2654435761) ^ (part << 24))
+  }
+
+  /**
+   * The companies whose data the additions leave alone, so that tests which pick companies by
+   * position (the first that fits, the first members of a list) keep their picks, their answers
+   * and their upstream call counts. `heads`: the first 50 companies and the first 60 members of
+   * every list; their contacts stay as generated. `settled`: the heads, the first 60 members of
+   * every SMART view, the members around the 500-item page boundary of big lists, the 5 best
+   * lookalikes of the heads, and every company related to one of those; their names and places
+   * stay, and they get no new relationships.
+   */
+  private settledCompanies() {
+    const heads = new Set(this.companies.slice(0, 50))
+    for (const list of this.lists) for (const m of list.members.slice(0, 60)) heads.add(m.company)
+    const core = new Set(heads)
+    for (const list of this.lists) {
+      const views = list.type === 'SMART' ? (['SAVED', 'ARCHIVED', 'NEW'] as const) : []
+      for (const view of views) {
+        const members = list.members.filter((m) => m.status === view)
+        for (const m of members.slice(0, 60)) core.add(m.company)
+      }
+      for (const m of list.members.slice(490, 510)) core.add(m.company)
+    }
+    const settled = new Set(core)
+    for (const company of heads) {
+      for (const { company: other } of this.lookalikesOf(company).slice(0, 5)) settled.add(other)
+    }
+    for (const company of core) {
+      const { parents, children } = this.relationshipsOf(company)
+      for (const { identifier } of [...parents, ...children]) {
+        const related = identifier && this.company(identifier.country, identifier.companyNumber)
+        if (related) settled.add(related)
+      }
+    }
+    return { heads, settled }
+  }
+
+  /**
+   * About 1 % of the companies lose their name (one of them has contacts in a list), a few others
+   * their place. Relationship items naming such a company drop the name too. No nameless company
+   * is a member of a list of over 1,000 members: existing tests read every member of that one.
+   */
+  private dropNames(free: DemoCompany[]) {
+    const random = new Random(this.seed ^ STREAM.missingNames)
+    const readWhole = new Set(
+      this.lists
+        .filter((l) => l.members.length > 1000)
+        .flatMap((l) => l.members.map((m) => m.company)),
+    )
+    const inListContacts = new Set(
+      this.lists.flatMap((list) => list.contacts.map(({ company }) => company)),
+    )
+    const mayLoseName = free.filter((c) => !readWhole.has(c))
+    const first = random.pick(mayLoseName.filter((c) => inListContacts.has(c)))
+    const nameless = [
+      first,
+      ...random.sample(
+        mayLoseName.filter((c) => c !== first),
+        Math.round(this.companies.length / 100) - 1,
+      ),
+    ].sort((a, b) => a.index - b.index)
+    const placeless = random
+      .sample(
+        free.filter((c) => !nameless.includes(c)),
+        6,
+      )
+      .sort((a, b) => a.index - b.index)
+    for (const company of nameless) delete company.name
+    for (const company of placeless) company.place = null
+    const changed = new Set([...nameless, ...placeless])
+    for (const map of [this.parents, this.children]) {
+      for (const [at, items] of map) {
+        map.set(
+          at,
+          items.map((item) => {
+            const { identifier } = item
+            const related = identifier && this.company(identifier.country, identifier.companyNumber)
+            if (!related || !changed.has(related)) return item
+            const { name: _name, ...unnamed } = item
+            return {
+              ...(related.name === undefined ? unnamed : item),
+              identifier: identifierOf(related),
+            }
+          }),
+        )
+      }
+    }
+    return { nameless, placeless }
+  }
+
+  /**
+   * A company with 60–80 shareholders: some companies (one of them nameless), each listing it
+   * among its children with the same share, and persons without identifier. It had no
+   * shareholders before, and is a member of a list, beyond its first 60 members.
+   */
+  private makeWidelyHeld(free: DemoCompany[]): DemoCompany {
+    const random = new Random(this.seed ^ STREAM.widelyHeld)
+    const deepMembers = new Set(
+      this.lists.flatMap((list) => list.members.slice(60).map((m) => m.company)),
+    )
+    const held = random.pick(
+      free.filter(
+        (c) =>
+          deepMembers.has(c) && c.name !== undefined && c.place !== null && !this.parents.has(c),
+      ),
+    )
+    const count = random.int(60, 80)
+    const nameless = random.pick(this.nameless)
+    const companies = [
+      nameless,
+      ...random.sample(
+        free.filter((c) => c !== held && c !== nameless),
+        random.int(17, 27),
+      ),
+    ]
+    const persons = new Set<string>()
+    while (companies.length + persons.size < count) {
+      persons.add(
+        `${random.pick(FIRST_NAMES[held.country])} ${random.pick(FAMILY_NAMES[held.country])}`,
+      )
+    }
+    const parties: (DemoCompany | string)[] = random.sample([...companies, ...persons], count)
+    // Many small stakes that add up to (about) the whole.
+    const weights = parties.map(() => random.between(0.05, 1) ** 2)
+    const sum = weights.reduce((a, b) => a + b, 0)
+    const parents = parties.map((party, i): DemoRelationship => {
+      const percentage = Math.max(0.0001, round((weights[i] ?? 0) / sum, 4))
+      if (typeof party === 'string') {
+        return { identifier: null, function: 'SHAREHOLDER', percentage, name: party }
+      }
+      this.children.set(party, [
+        ...(this.children.get(party) ?? []),
+        {
+          identifier: identifierOf(held),
+          function: 'SHAREHOLDER',
+          percentage,
+          ...(held.name === undefined ? {} : { name: held.name }),
+        },
+      ])
+      return {
+        identifier: identifierOf(party),
+        function: 'SHAREHOLDER',
+        percentage,
+        ...(party.name === undefined ? {} : { name: party.name }),
+      }
+    })
+    this.parents.set(held, parents)
+    return held
+  }
+
+  /** Four companies with 6 or more contacts, outside the heads, get a pair of namesakes. */
+  private pickNamesakeCompanies(): Set<DemoCompany> {
+    const random = new Random(this.seed ^ STREAM.namesakes)
+    const candidates = this.companies.filter((c) => !this.heads.has(c))
+    const picked = new Set<DemoCompany>()
+    for (const company of random.sample(candidates, candidates.length)) {
+      if (picked.size === 4) break
+      if (this.contactsOf(company).length >= 6) picked.add(company)
+    }
+    return picked
+  }
+
+  /** One list contact (outside the heads) is certain to have no first name. */
+  private pickUnknownFirstNameInList(): Set<DemoContact> {
+    const random = new Random(this.seed ^ STREAM.unknownFirstName)
+    const candidates = this.lists.flatMap((list) =>
+      list.contacts.filter(({ company }) => !this.heads.has(company)).map((c) => c.contact),
+    )
+    return new Set([random.pick(candidates)])
+  }
+
+  /**
+   * The contact additions of one company, from its own stream: outside the heads, about 1 in 20
+   * contacts is volatile and about 1 in 500 has no first name; a namesake company has two contacts
+   * of one full name. Changes the contacts in place: list contacts are the same objects.
+   */
+  private changeContacts(company: DemoCompany, contacts: DemoContact[]) {
+    if (!this.heads.has(company)) {
+      const random = this.randomFor(company, CONTACT_CHANGES)
+      for (const contact of contacts) {
+        if (random.chance(VOLATILE_SHARE)) contact.volatile = true
+        if (random.chance(UNKNOWN_FIRST_NAME_SHARE) || this.forcedUnknownFirstName.has(contact)) {
+          contact.firstNameUnknown = true
+        }
+      }
+    }
+    if (this.namesakeCompanies.has(company)) {
+      const random = this.randomFor(company, NAMESAKE_PAIR)
+      const named = contacts.filter((c) => !c.firstNameUnknown)
+      const first = random.pick(named)
+      const second = random.pick(
+        named.filter((c) => c.position.title.EN !== first.position.title.EN),
+      )
+      second.firstName = first.firstName
+      second.lastName = first.lastName
+      contacts.sort(contactOrder)
+      this.namesakePairs.set(company, [first, second])
+    }
   }
 
   private makeCompanies(random: Random) {
@@ -425,13 +787,12 @@ function makeFinancials(company: DemoCompany, random: Random): Financial[] {
 
 function makeContacts(company: DemoCompany, random: Random): DemoContact[] {
   const count = Math.min(30, random.int(0, 3) + Math.round(Math.log2(company.employees + 1) * 2))
-  const seniorityRank = (p: Position) => SENIORITIES.indexOf(p.seniority)
   const contacts: DemoContact[] = []
   // Every company with contacts has one chief executive, listed first.
   const [chief, ...others] = POSITIONS
   const names = new Set<string>()
   for (let i = 0; i < count; i++) {
-    // Two people of one company never share a full name, as in most real companies.
+    // Two people of one company never share a full name here (the namesakes come later).
     let firstName: string
     let lastName: string
     do {
@@ -454,10 +815,15 @@ function makeContacts(company: DemoCompany, random: Random): DemoContact[] {
           : [],
     })
   }
-  return contacts.sort(
-    (a, b) =>
-      seniorityRank(a.position) - seniorityRank(b.position) ||
-      a.lastName.localeCompare(b.lastName) ||
-      a.contactId - b.contactId,
+  return contacts.sort(contactOrder)
+}
+
+/** Seniority, then last name, then the stable key. */
+function contactOrder(a: DemoContact, b: DemoContact): number {
+  const seniorityRank = (p: Position) => SENIORITIES.indexOf(p.seniority)
+  return (
+    seniorityRank(a.position) - seniorityRank(b.position) ||
+    a.lastName.localeCompare(b.lastName) ||
+    a.contactId - b.contactId
   )
 }

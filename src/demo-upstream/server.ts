@@ -1,20 +1,21 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { List } from '../upstream/lists.js'
 import {
   type DemoCompany,
   type DemoContact,
   DemoData,
   type DemoList,
+  type DemoListBody,
   identifierOf,
 } from './data.js'
 
 /**
  * The embedded demo upstream: a real HTTP server on loopback implementing the whole REST
  * interface of contract/upstream-rest-api.md over the demo data set. The gateway talks to it
- * exactly as to production. Tests use its hooks to inject latency and faults and to read the
- * calls it received.
+ * exactly as to production. Tests use its hooks to inject latency and faults, to hold answers
+ * back (hold, waitForCalls), to move its clock (volatile contactIds follow it) and to read the
+ * calls it received, in the order it received and answered them (seq, answeredSeq).
  */
 
 export const DEMO_TOKEN = 'demo-token'
@@ -29,10 +30,18 @@ export interface DemoUpstreamOptions {
   languageHeader?: string
   /** The data set; one is generated when absent. */
   data?: DemoData
+  /** The demo's clock (ms since the epoch), which volatile contactIds follow; default Date.now. */
+  now?: () => number
 }
 
 /** One request the demo received, as tests read it. */
 export interface ReceivedCall {
+  /** Place in the demo's event log; receipts and answers draw from one counter. */
+  seq: number
+  /** Place in the event log at which the answer was sent; absent until then (and if never). */
+  answeredSeq?: number
+  /** Status of the answer sent. */
+  status?: number
   method: string
   path: string
   query: Record<string, string>
@@ -73,6 +82,18 @@ type Query = URLSearchParams
 type Route = (match: string[], query: Query, language: Language) => unknown
 type Language = 'NL' | 'FR' | 'EN'
 
+interface Hold {
+  path: string | RegExp
+  released: Promise<void>
+  release(): void
+}
+
+interface Waiter {
+  predicate: (calls: ReceivedCall[]) => boolean
+  resolve(): void
+  reject(error: unknown): void
+}
+
 export class DemoUpstream {
   readonly data: DemoData
   private readonly server: Server
@@ -80,9 +101,15 @@ export class DemoUpstream {
   private readonly languageHeader: string
   private readonly received: ReceivedCall[] = []
   private faults: (Fault & { used: number })[] = []
+  private readonly holds = new Set<Hold>()
+  private waiters: Waiter[] = []
+  private seq = 0
+  private readonly clock: () => number
   private readonly routes: [RegExp, Route][]
   /** Added before every answer, to model a remote service. */
   latencyMs = 0
+  /** Added to the clock: tests move the demo's time with it (or advanceClock); reset() zeroes it. */
+  clockOffsetMs = 0
   /** Most requests being answered at once since the last reset. */
   peakInFlight = 0
   private inFlight = 0
@@ -92,6 +119,7 @@ export class DemoUpstream {
     this.data = options.data ?? new DemoData()
     this.tokens = new Set(options.tokens ?? [DEMO_TOKEN])
     this.languageHeader = (options.languageHeader ?? 'accept-language').toLowerCase()
+    this.clock = options.now ?? Date.now
     this.server = createServer((req, res) => void this.handle(req, res))
     this.server.keepAliveTimeout = 60_000
     const company = '/v1/companies/([^/]+)/([^/]+)'
@@ -118,25 +146,90 @@ export class DemoUpstream {
   }
 
   async stop(): Promise<void> {
+    this.releaseAll()
     this.server.closeAllConnections()
     await new Promise<void>((resolve) => this.server.close(() => resolve()))
   }
 
-  /** Calls received since the last reset, oldest first. */
+  /** Calls received since the last reset, oldest first (copies: later answers do not show). */
   calls(): ReceivedCall[] {
-    return [...this.received]
+    return this.received.map((call) => ({ ...call }))
   }
 
   inject(fault: Fault): void {
     this.faults.push({ ...fault, used: 0 })
   }
 
-  /** Forget calls and faults and remove latency, between tests. */
+  /** The demo's time: its clock plus clockOffsetMs. */
+  now(): number {
+    return this.clock() + this.clockOffsetMs
+  }
+
+  /** Moves the demo's time forward (or back, with a negative amount). */
+  advanceClock(ms: number): void {
+    this.clockOffsetMs += ms
+  }
+
+  /**
+   * Holds the requests whose path matches (a string matches exactly), from now until release():
+   * they are received and show in calls() at once, but answered (normally) only after release().
+   */
+  hold(path: string | RegExp): { release(): void } {
+    let open = () => {}
+    const released = new Promise<void>((resolve) => {
+      open = resolve
+    })
+    const hold: Hold = {
+      path,
+      released,
+      release: () => {
+        this.holds.delete(hold)
+        open()
+      },
+    }
+    this.holds.add(hold)
+    return { release: hold.release }
+  }
+
+  /**
+   * Resolves as soon as the calls received (with their answers so far) satisfy the predicate,
+   * checked on every receipt and answer; rejects if the predicate throws. No timeout of its own.
+   */
+  waitForCalls(predicate: (calls: ReceivedCall[]) => boolean): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.waiters.push({ predicate, resolve, reject })
+      this.notify()
+    })
+  }
+
+  /** Forget calls and faults, remove latency, release held requests and reset the clock. */
   reset(): void {
     this.received.length = 0
     this.faults = []
     this.latencyMs = 0
     this.peakInFlight = 0
+    this.clockOffsetMs = 0
+    this.releaseAll()
+    this.notify()
+  }
+
+  private releaseAll() {
+    for (const hold of [...this.holds]) hold.release()
+  }
+
+  /** Settles the waiters whose predicate the calls now satisfy. */
+  private notify() {
+    if (this.waiters.length === 0) return
+    const calls = this.calls()
+    this.waiters = this.waiters.filter((waiter) => {
+      try {
+        if (!waiter.predicate(calls)) return true
+        waiter.resolve()
+      } catch (error) {
+        waiter.reject(error)
+      }
+      return false
+    })
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse) {
@@ -148,14 +241,19 @@ export class DemoUpstream {
     const token = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length) : undefined
     const languageValue = req.headers[this.languageHeader]
     const language = Array.isArray(languageValue) ? languageValue[0] : languageValue
-    this.received.push({
+    const call: ReceivedCall = {
+      seq: ++this.seq,
       method: req.method ?? 'GET',
       path: url.pathname,
       query: Object.fromEntries(url.searchParams),
       token,
       language,
-    })
+    }
+    this.received.push(call)
+    this.notify()
     const fault = this.faultFor(url.pathname)
+    const holds = [...this.holds].filter((hold) => matches(hold.path, url.pathname))
+    if (holds.length > 0) await Promise.all(holds.map((hold) => hold.released))
     const delay = this.latencyMs + (fault?.delayMs ?? 0)
     if (delay > 0) await sleep(delay)
     if (res.destroyed) return
@@ -194,13 +292,14 @@ export class DemoUpstream {
       if (res.destroyed) return
     }
     res.end(body)
+    call.answeredSeq = ++this.seq
+    call.status = status
+    this.notify()
   }
 
   private faultFor(path: string) {
     const fault = this.faults.find(
-      (f) =>
-        (typeof f.path === 'string' ? f.path === path : f.path.test(path)) &&
-        (f.times === undefined || f.used < f.times),
+      (f) => matches(f.path, path) && (f.times === undefined || f.used < f.times),
     )
     if (fault) fault.used++
     return fault
@@ -242,9 +341,10 @@ export class DemoUpstream {
 
   private listContacts(id: string | undefined, query: Query, language: Language) {
     const list = this.listOf(id)
+    const now = this.now()
     return paged(
       list.contacts.map(({ contact, company }) => ({
-        ...contactBody(contact, language),
+        ...this.contactBody(contact, language, now),
         company: identifierOf(company),
       })),
       query,
@@ -288,17 +388,21 @@ export class DemoUpstream {
     const seniorities = csv(query, 'seniorities')
     const departments = csv(query, 'departments')
     const roles = csv(query, 'officialRoles')
+    const now = this.now()
     const contacts = this.data
       .contactsOf(company)
       .filter(
         (c) =>
           (!q ||
-            [
-              c.firstName,
-              c.lastName,
-              `${c.firstName} ${c.lastName}`,
-              c.position.title[language],
-            ].some((text) => text.toLowerCase().includes(q))) &&
+            (c.firstNameUnknown
+              ? [c.lastName, c.position.title[language]]
+              : [
+                  c.firstName,
+                  c.lastName,
+                  `${c.firstName} ${c.lastName}`,
+                  c.position.title[language],
+                ]
+            ).some((text) => text.toLowerCase().includes(q))) &&
           (!onlyOfficial || c.officialRoles.length > 0) &&
           (!seniorities || seniorities.includes(c.position.seniority)) &&
           (!departments || departments.includes(c.position.department)) &&
@@ -307,27 +411,32 @@ export class DemoUpstream {
     return {
       identifier: identifierOf(company),
       ...paged(
-        contacts.map((c) => contactBody(c, language)),
+        contacts.map((c) => this.contactBody(c, language, now)),
         query,
         4,
       ),
     }
   }
-}
 
-function listBody({ members: _members, contacts: _contacts, ...list }: DemoList): List {
-  return list
-}
-
-function contactBody(contact: DemoContact, language: Language) {
-  return {
-    jobTitle: contact.position.title[language],
-    identifier: {
-      contactId: contact.contactId,
-      firstName: contact.firstName,
-      lastName: contact.lastName,
-    },
+  /** A contact as sent at `now`: company and list contacts agree at any one time. */
+  private contactBody(contact: DemoContact, language: Language, now: number) {
+    return {
+      jobTitle: contact.position.title[language],
+      identifier: {
+        contactId: this.data.contactIdAt(contact, now),
+        firstName: contact.firstNameUnknown ? null : contact.firstName,
+        lastName: contact.lastName,
+      },
+    }
   }
+}
+
+function matches(pattern: string | RegExp, path: string): boolean {
+  return typeof pattern === 'string' ? pattern === path : pattern.test(path)
+}
+
+function listBody({ members: _members, contacts: _contacts, ...list }: DemoList): DemoListBody {
+  return list
 }
 
 function parseLanguage(value: string | undefined): Language {
