@@ -16,6 +16,11 @@ try {
 }
 
 const logger = createLogger(config.logLevel)
+if (config.production && config.gatewaySecretIsDefault) {
+  logger.warn(
+    'GATEWAY_SECRET is unset: Contact IDs are keyed with the public development secret; set the same secret on every replica',
+  )
+}
 let demo: DemoUpstream | undefined
 let upstreamUrl = config.upstreamUrl
 let upstreamToken = config.upstreamToken

@@ -13,12 +13,12 @@ export const pagination = z.object({
 })
 
 /** A company as the upstream identifies it. The document types name and place as strings; a
- *  missing one is tolerated as null rather than failing a whole page. */
+ *  missing one (null or left out) is taken as null rather than failing a whole page. */
 export const companyIdentifier = z.object({
   country,
   companyNumber: z.string().min(1),
-  name: z.string().nullable(),
-  place: z.string().nullable(),
+  name: z.string().nullable().default(null),
+  place: z.string().nullable().default(null),
 })
 export type CompanyIdentifier = z.output<typeof companyIdentifier>
 

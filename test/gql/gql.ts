@@ -14,6 +14,7 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
+    "\n  query FrontendPage($listId: Int!) {\n    list(listId: $listId) {\n      name\n      companies(first: 50) {\n        edges {\n          node {\n            name\n            financials(first: 1) { nodes { endDate profitability { revenue } } }\n            lookalikes(first: 3) { edges { score node { name } } }\n            shareholders { name percentage company { name } }\n          }\n        }\n      }\n    }\n  }\n": typeof types.FrontendPageDocument,
     "\n    query CompanyByNumber($country: Country!, $number: String!) {\n      company(country: $country, number: $number) { number name }\n    }\n  ": typeof types.CompanyByNumberDocument,
     "\n  query Lookalikes($country: Country!, $number: String!, $first: Int, $after: String, $last: Int, $before: String, $minScore: Float) {\n    company(country: $country, number: $number) {\n      lookalikes(first: $first, after: $after, last: $last, before: $before, minScore: $minScore) {\n        totalCount\n        edges { cursor score node { number name } }\n        nodes { number }\n        pageInfo { hasNextPage hasPreviousPage startCursor endCursor }\n      }\n    }\n  }\n": typeof types.LookalikesDocument,
     "\n  query LookalikeDetails($country: Country!, $number: String!) {\n    company(country: $country, number: $number) {\n      lookalikes(first: 1) {\n        nodes { name place financials(first: 2) { totalCount } shareholders { name } }\n      }\n    }\n  }\n": typeof types.LookalikeDetailsDocument,
@@ -31,10 +32,10 @@ type Documents = {
     "\n  query Node($id: ID!) {\n    node(id: $id) {\n      id\n      __typename\n      ... on List { listId listName: name }\n      ... on Company { number name }\n      ... on Contact { contactId firstName lastName jobTitle company { number } }\n    }\n  }\n": typeof types.NodeDocument,
     "\n  query Nodes($ids: [ID!]!) {\n    nodes(ids: $ids) { id __typename ... on List { listId } ... on Company { number } }\n  }\n": typeof types.NodesDocument,
     "\n  query ContactIds($country: Country!, $number: String!) {\n    company(country: $country, number: $number) {\n      id\n      contacts(first: 8) { nodes { id contactId firstName lastName jobTitle } }\n    }\n  }\n": typeof types.ContactIdsDocument,
-    "\n  query FrontendPage($listId: Int!) {\n    list(listId: $listId) {\n      name\n      companies(first: 50) {\n        edges {\n          node {\n            name\n            financials(first: 1) { nodes { endDate profitability { revenue } } }\n            lookalikes(first: 3) { edges { score node { name } } }\n            shareholders { name percentage company { name } }\n          }\n        }\n      }\n    }\n  }\n": typeof types.FrontendPageDocument,
     "\n  query Traversal($listId: Int!, $companies: Int!) {\n    list(listId: $listId) {\n      name\n      companies(first: $companies) {\n        totalCount\n        edges {\n          matchedSince\n          node {\n            name\n            financials(first: 1) { nodes { endDate profitability { revenue } } }\n            lookalikes(first: 3) {\n              edges { score node { name financials(first: 1) { nodes { endDate } } } }\n            }\n            shareholders { percentage company { name } }\n          }\n        }\n      }\n    }\n  }\n": typeof types.TraversalDocument,
 };
 const documents: Documents = {
+    "\n  query FrontendPage($listId: Int!) {\n    list(listId: $listId) {\n      name\n      companies(first: 50) {\n        edges {\n          node {\n            name\n            financials(first: 1) { nodes { endDate profitability { revenue } } }\n            lookalikes(first: 3) { edges { score node { name } } }\n            shareholders { name percentage company { name } }\n          }\n        }\n      }\n    }\n  }\n": types.FrontendPageDocument,
     "\n    query CompanyByNumber($country: Country!, $number: String!) {\n      company(country: $country, number: $number) { number name }\n    }\n  ": types.CompanyByNumberDocument,
     "\n  query Lookalikes($country: Country!, $number: String!, $first: Int, $after: String, $last: Int, $before: String, $minScore: Float) {\n    company(country: $country, number: $number) {\n      lookalikes(first: $first, after: $after, last: $last, before: $before, minScore: $minScore) {\n        totalCount\n        edges { cursor score node { number name } }\n        nodes { number }\n        pageInfo { hasNextPage hasPreviousPage startCursor endCursor }\n      }\n    }\n  }\n": types.LookalikesDocument,
     "\n  query LookalikeDetails($country: Country!, $number: String!) {\n    company(country: $country, number: $number) {\n      lookalikes(first: 1) {\n        nodes { name place financials(first: 2) { totalCount } shareholders { name } }\n      }\n    }\n  }\n": types.LookalikeDetailsDocument,
@@ -52,7 +53,6 @@ const documents: Documents = {
     "\n  query Node($id: ID!) {\n    node(id: $id) {\n      id\n      __typename\n      ... on List { listId listName: name }\n      ... on Company { number name }\n      ... on Contact { contactId firstName lastName jobTitle company { number } }\n    }\n  }\n": types.NodeDocument,
     "\n  query Nodes($ids: [ID!]!) {\n    nodes(ids: $ids) { id __typename ... on List { listId } ... on Company { number } }\n  }\n": types.NodesDocument,
     "\n  query ContactIds($country: Country!, $number: String!) {\n    company(country: $country, number: $number) {\n      id\n      contacts(first: 8) { nodes { id contactId firstName lastName jobTitle } }\n    }\n  }\n": types.ContactIdsDocument,
-    "\n  query FrontendPage($listId: Int!) {\n    list(listId: $listId) {\n      name\n      companies(first: 50) {\n        edges {\n          node {\n            name\n            financials(first: 1) { nodes { endDate profitability { revenue } } }\n            lookalikes(first: 3) { edges { score node { name } } }\n            shareholders { name percentage company { name } }\n          }\n        }\n      }\n    }\n  }\n": types.FrontendPageDocument,
     "\n  query Traversal($listId: Int!, $companies: Int!) {\n    list(listId: $listId) {\n      name\n      companies(first: $companies) {\n        totalCount\n        edges {\n          matchedSince\n          node {\n            name\n            financials(first: 1) { nodes { endDate profitability { revenue } } }\n            lookalikes(first: 3) {\n              edges { score node { name financials(first: 1) { nodes { endDate } } } }\n            }\n            shareholders { percentage company { name } }\n          }\n        }\n      }\n    }\n  }\n": types.TraversalDocument,
 };
 
@@ -70,6 +70,10 @@ const documents: Documents = {
  */
 export function graphql(source: string): unknown;
 
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query FrontendPage($listId: Int!) {\n    list(listId: $listId) {\n      name\n      companies(first: 50) {\n        edges {\n          node {\n            name\n            financials(first: 1) { nodes { endDate profitability { revenue } } }\n            lookalikes(first: 3) { edges { score node { name } } }\n            shareholders { name percentage company { name } }\n          }\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query FrontendPage($listId: Int!) {\n    list(listId: $listId) {\n      name\n      companies(first: 50) {\n        edges {\n          node {\n            name\n            financials(first: 1) { nodes { endDate profitability { revenue } } }\n            lookalikes(first: 3) { edges { score node { name } } }\n            shareholders { name percentage company { name } }\n          }\n        }\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -138,10 +142,6 @@ export function graphql(source: "\n  query Nodes($ids: [ID!]!) {\n    nodes(ids:
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query ContactIds($country: Country!, $number: String!) {\n    company(country: $country, number: $number) {\n      id\n      contacts(first: 8) { nodes { id contactId firstName lastName jobTitle } }\n    }\n  }\n"): (typeof documents)["\n  query ContactIds($country: Country!, $number: String!) {\n    company(country: $country, number: $number) {\n      id\n      contacts(first: 8) { nodes { id contactId firstName lastName jobTitle } }\n    }\n  }\n"];
-/**
- * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
- */
-export function graphql(source: "\n  query FrontendPage($listId: Int!) {\n    list(listId: $listId) {\n      name\n      companies(first: 50) {\n        edges {\n          node {\n            name\n            financials(first: 1) { nodes { endDate profitability { revenue } } }\n            lookalikes(first: 3) { edges { score node { name } } }\n            shareholders { name percentage company { name } }\n          }\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query FrontendPage($listId: Int!) {\n    list(listId: $listId) {\n      name\n      companies(first: 50) {\n        edges {\n          node {\n            name\n            financials(first: 1) { nodes { endDate profitability { revenue } } }\n            lookalikes(first: 3) { edges { score node { name } } }\n            shareholders { name percentage company { name } }\n          }\n        }\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
