@@ -8,7 +8,7 @@ import {
   parse,
 } from 'graphql'
 import { describe, expect, it } from 'vitest'
-import { estimateUpstreamCalls, operationOf } from '../src/cost.js'
+import { estimateUpstreamCalls, operationOf, RELATIONSHIP_FAN_OUT } from '../src/cost.js'
 import { rememberEstimates } from '../src/operation-budget.js'
 import { schema } from '../src/schema/index.js'
 import { graphql } from './gql/index.js'
@@ -235,6 +235,33 @@ describe('the budget while the operation runs', () => {
     )
     expect(costOf(body)).toEqual({ estimated: 7, limit: 12, upstreamCalls: 12 })
     expect(tight.demo.calls()).toHaveLength(12)
+  })
+
+  it('refuses the reads past the budget when a company has more shareholders than assumed', async () => {
+    const held = data.widelyHeld
+    const owners = data.relationshipsOf(held).parents.filter((p) => p.identifier)
+    expect(owners.length).toBeGreaterThan(RELATIONSHIP_FAN_OUT)
+    const tight = await startStack({ upstreamToken: 'demo-token', maxOperationCost: 15 })
+    const { body } = await tight.post(
+      `{ company(country: ${held.country}, number: "${held.companyNumber}") { shareholders { company { number financials(first: 1) { totalCount } } } } }`,
+    )
+    // Estimated with 10 shareholders: 1 + 10; run with the real ones until the budget is spent.
+    expect(costOf(body)).toEqual({ estimated: 11, limit: 15, upstreamCalls: 15 })
+    expect(tight.demo.calls()).toHaveLength(15)
+    const refused = (body.errors ?? []).filter((e) => e.extensions?.code === 'QUERY_TOO_COSTLY')
+    expect(refused).toHaveLength(owners.length - 14)
+    for (const error of refused) {
+      expect(error.path).toEqual([
+        'company',
+        'shareholders',
+        expect.any(Number),
+        'company',
+        'financials',
+      ])
+    }
+    // Fields that needed no read past the budget are all there.
+    const shareholders = (body.data?.company as { shareholders: unknown[] }).shareholders
+    expect(shareholders).toHaveLength(data.relationshipsOf(held).parents.length)
   })
 
   it('sends nothing for an operation once its response is complete', async () => {

@@ -248,3 +248,24 @@ describe('caller headers', () => {
     expect(demo.calls()).toEqual([])
   })
 })
+
+describe('checking that a company exists costs no round trip', () => {
+  it('company(): the check and every field’s first read are in flight at once', async () => {
+    const held = demo.hold(/^\/v1\/companies\//)
+    const pending = stack.post(
+      `{ company(country: ${company.country}, number: "${company.companyNumber}") { name financials(first: 1) { totalCount } lookalikes(first: 2) { nodes { number } } shareholders { name } } }`,
+    )
+    // Nothing is answered until three reads were received: had the check gone first, this hangs.
+    await demo.waitForCalls((calls) => calls.length === 3)
+    expect(
+      demo
+        .calls()
+        .map((c) => c.path.split('/').at(-1))
+        .sort(),
+    ).toEqual(['financials', 'lookalikes', 'relationships'])
+    held.release()
+    const { body } = await pending
+    expect(body.errors).toBeUndefined()
+    expect(demo.calls()).toHaveLength(3)
+  })
+})

@@ -231,3 +231,86 @@ describe('nodes(ids)', () => {
     ])
   })
 })
+
+describe('Contact IDs against what the upstream really does', () => {
+  const Staff = graphql(`
+    query Staff($country: Country!, $number: String!) {
+      company(country: $country, number: $number) {
+        contacts(first: 100) { nodes { id contactId firstName lastName jobTitle } }
+      }
+    }
+  `)
+  const staffOf = async (c: { country: 'BE' | 'NL' | 'FR'; companyNumber: string }) =>
+    (await stack.execute(Staff, { country: c.country, number: c.companyNumber })).data?.company
+      ?.contacts.nodes ?? []
+
+  it('tells apart two people of the same name in one company, and node() finds each', async () => {
+    expect(data.namesakes().length).toBeGreaterThan(0)
+    for (const { company: employer, contacts: pair } of data.namesakes()) {
+      const staff = await staffOf(employer)
+      const twins = staff.filter(
+        (c) => c.firstName === pair[0].firstName && c.lastName === pair[0].lastName,
+      )
+      expect(twins).toHaveLength(2)
+      expect(twins[0]?.id).not.toBe(twins[1]?.id)
+      for (const twin of twins) {
+        const found = await stack.execute(Node, { id: twin.id })
+        expect(found.data?.node).toMatchObject({ id: twin.id, jobTitle: twin.jobTitle })
+      }
+    }
+  })
+
+  it('keeps every ID when the upstream renumbers contacts over time', async () => {
+    const [{ company: employer } = { company: undefined }] = data.volatileContacts()
+    if (!employer) throw new Error('no volatile contact')
+    const before = await staffOf(employer)
+    demo.advanceClock(3 * 86_400_000)
+    try {
+      const after = await staffOf(employer)
+      expect(after.map((c) => c.contactId)).not.toEqual(before.map((c) => c.contactId))
+      expect(after.map((c) => c.id)).toEqual(before.map((c) => c.id))
+      const moved = before.find((c, i) => c.contactId !== after[i]?.contactId)
+      if (!moved) throw new Error('no contactId changed')
+      const found = await stack.execute(Node, { id: moved.id })
+      expect(found.data?.node).toMatchObject({ id: moved.id, lastName: moved.lastName })
+    } finally {
+      demo.advanceClock(-3 * 86_400_000)
+    }
+  })
+
+  it('gives a person the same ID in a list and in the company’s contacts', async () => {
+    const listWithContacts = data.lists.find((l) => l.contacts.length > 5)
+    if (!listWithContacts) throw new Error('no list with contacts')
+    const { body } = await stack.post(
+      `{ list(listId: ${listWithContacts.id}) { contacts(first: 5) { nodes { id contactId company { country number } } } } }`,
+    )
+    const listed = (
+      body.data?.list as {
+        contacts: {
+          nodes: { id: string; contactId: number; company: { country: 'BE'; number: string } }[]
+        }
+      }
+    ).contacts.nodes
+    for (const contact of listed) {
+      const staff = await staffOf({
+        country: contact.company.country,
+        companyNumber: contact.company.number,
+      })
+      expect(staff.find((c) => c.contactId === contact.contactId)?.id).toBe(contact.id)
+    }
+  })
+})
+
+describe('reads that do not depend on each other go out together', () => {
+  it('nodes(): the lists and the company’s check are all in flight at once', async () => {
+    const lists = data.lists.slice(0, 3)
+    const held = demo.hold(/^\/v1\//)
+    const result = stack.execute(Nodes, {
+      ids: [...lists.map((l) => globalId('List', String(l.id))), companyId(company)],
+    })
+    // Nothing is answered until all four were received: had one waited for another, this hangs.
+    await demo.waitForCalls((calls) => calls.length === 4)
+    held.release()
+    expect((await result).errors).toBeUndefined()
+  })
+})

@@ -32,6 +32,7 @@ type Documents = {
     "\n  query Node($id: ID!) {\n    node(id: $id) {\n      id\n      __typename\n      ... on List { listId listName: name }\n      ... on Company { number name }\n      ... on Contact { contactId firstName lastName jobTitle company { number } }\n    }\n  }\n": typeof types.NodeDocument,
     "\n  query Nodes($ids: [ID!]!) {\n    nodes(ids: $ids) { id __typename ... on List { listId } ... on Company { number } }\n  }\n": typeof types.NodesDocument,
     "\n  query ContactIds($country: Country!, $number: String!) {\n    company(country: $country, number: $number) {\n      id\n      contacts(first: 8) { nodes { id contactId firstName lastName jobTitle } }\n    }\n  }\n": typeof types.ContactIdsDocument,
+    "\n    query Staff($country: Country!, $number: String!) {\n      company(country: $country, number: $number) {\n        contacts(first: 100) { nodes { id contactId firstName lastName jobTitle } }\n      }\n    }\n  ": typeof types.StaffDocument,
     "\n  query Traversal($listId: Int!, $companies: Int!) {\n    list(listId: $listId) {\n      name\n      companies(first: $companies) {\n        totalCount\n        edges {\n          matchedSince\n          node {\n            name\n            financials(first: 1) { nodes { endDate profitability { revenue } } }\n            lookalikes(first: 3) {\n              edges { score node { name financials(first: 1) { nodes { endDate } } } }\n            }\n            shareholders { percentage company { name } }\n          }\n        }\n      }\n    }\n  }\n": typeof types.TraversalDocument,
 };
 const documents: Documents = {
@@ -53,6 +54,7 @@ const documents: Documents = {
     "\n  query Node($id: ID!) {\n    node(id: $id) {\n      id\n      __typename\n      ... on List { listId listName: name }\n      ... on Company { number name }\n      ... on Contact { contactId firstName lastName jobTitle company { number } }\n    }\n  }\n": types.NodeDocument,
     "\n  query Nodes($ids: [ID!]!) {\n    nodes(ids: $ids) { id __typename ... on List { listId } ... on Company { number } }\n  }\n": types.NodesDocument,
     "\n  query ContactIds($country: Country!, $number: String!) {\n    company(country: $country, number: $number) {\n      id\n      contacts(first: 8) { nodes { id contactId firstName lastName jobTitle } }\n    }\n  }\n": types.ContactIdsDocument,
+    "\n    query Staff($country: Country!, $number: String!) {\n      company(country: $country, number: $number) {\n        contacts(first: 100) { nodes { id contactId firstName lastName jobTitle } }\n      }\n    }\n  ": types.StaffDocument,
     "\n  query Traversal($listId: Int!, $companies: Int!) {\n    list(listId: $listId) {\n      name\n      companies(first: $companies) {\n        totalCount\n        edges {\n          matchedSince\n          node {\n            name\n            financials(first: 1) { nodes { endDate profitability { revenue } } }\n            lookalikes(first: 3) {\n              edges { score node { name financials(first: 1) { nodes { endDate } } } }\n            }\n            shareholders { percentage company { name } }\n          }\n        }\n      }\n    }\n  }\n": types.TraversalDocument,
 };
 
@@ -142,6 +144,10 @@ export function graphql(source: "\n  query Nodes($ids: [ID!]!) {\n    nodes(ids:
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query ContactIds($country: Country!, $number: String!) {\n    company(country: $country, number: $number) {\n      id\n      contacts(first: 8) { nodes { id contactId firstName lastName jobTitle } }\n    }\n  }\n"): (typeof documents)["\n  query ContactIds($country: Country!, $number: String!) {\n    company(country: $country, number: $number) {\n      id\n      contacts(first: 8) { nodes { id contactId firstName lastName jobTitle } }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n    query Staff($country: Country!, $number: String!) {\n      company(country: $country, number: $number) {\n        contacts(first: 100) { nodes { id contactId firstName lastName jobTitle } }\n      }\n    }\n  "): (typeof documents)["\n    query Staff($country: Country!, $number: String!) {\n      company(country: $country, number: $number) {\n        contacts(first: 100) { nodes { id contactId firstName lastName jobTitle } }\n      }\n    }\n  "];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
