@@ -4,6 +4,7 @@ import { DEMO_TOKEN, DemoUpstream } from '../src/demo-upstream/server.js'
 import {
   type Caller,
   prepare,
+  type ReadScope,
   UpstreamClient,
   type UpstreamClientOptions,
 } from '../src/upstream/client.js'
@@ -45,12 +46,28 @@ afterAll(async () => {
 })
 beforeEach(() => demo.reset())
 
-const readFinancials = (who: Caller = caller) =>
-  client.send(prepare(financials, { company, limit: 5, offset: 0 }), who)
+/** An operation's scope: no end, no deadline, an unlimited budget that counts what it gives. */
+function scope(overrides: Partial<ReadScope> = {}): ReadScope & { spent: number } {
+  const counted = {
+    caller,
+    fairnessKey: 'one caller',
+    signal: new AbortController().signal,
+    deadline: Number.POSITIVE_INFINITY,
+    spent: 0,
+    spend() {
+      counted.spent++
+      return true
+    },
+    ...overrides,
+  }
+  return counted
+}
 
-/** Runs a read that must fail; returns the error and how long it took. */
+const readFinancials = (who: Caller = caller) =>
+  client.send(prepare(financials, { company, limit: 5, offset: 0 }), scope({ caller: who }))
+
+/** Runs a read that must fail; returns its error. */
 async function failure(read: () => Promise<unknown>) {
-  const started = performance.now()
   const error = await read().then(
     () => {
       throw new Error('the read succeeded')
@@ -63,7 +80,7 @@ async function failure(read: () => Promise<unknown>) {
   expect(upstreamError.message).not.toContain(DEMO_TOKEN)
   expect(upstreamError.message).not.toContain(demo.url)
   expect(upstreamError.message).toContain('GET /v1/')
-  return { error: upstreamError, ms: performance.now() - started }
+  return { error: upstreamError }
 }
 
 const FINANCIALS = /\/financials$/
@@ -92,7 +109,7 @@ describe('status codes', () => {
   })
 
   it('a real 404 for an unknown list is NOT_FOUND', async () => {
-    const { error } = await failure(() => client.send(prepare(listDetails, { listId: 1 }), caller))
+    const { error } = await failure(() => client.send(prepare(listDetails, { listId: 1 }), scope()))
     expect(error.code).toBe('NOT_FOUND')
   })
 
@@ -182,18 +199,17 @@ describe('bodies', () => {
 })
 
 describe('transport', () => {
-  it('headers slower than UPSTREAM_TIMEOUT_MS are UPSTREAM_TIMEOUT, in bounded time', async () => {
-    demo.inject({ path: FINANCIALS, delayMs: TIMEOUT * 5 })
-    const { error, ms } = await failure(() => readFinancials())
+  // The answers would come, after 100 × the timeout: UPSTREAM_TIMEOUT proves the deadline fired.
+  it('headers slower than UPSTREAM_TIMEOUT_MS are UPSTREAM_TIMEOUT', async () => {
+    demo.inject({ path: FINANCIALS, delayMs: TIMEOUT * 100 })
+    const { error } = await failure(() => readFinancials())
     expect(error.code).toBe('UPSTREAM_TIMEOUT')
-    expect(ms).toBeLessThan(TIMEOUT * 3)
   })
 
   it('a body slower than the deadline is UPSTREAM_TIMEOUT', async () => {
-    demo.inject({ path: FINANCIALS, bodyDelayMs: TIMEOUT * 5 })
-    const { error, ms } = await failure(() => readFinancials())
+    demo.inject({ path: FINANCIALS, bodyDelayMs: TIMEOUT * 100 })
+    const { error } = await failure(() => readFinancials())
     expect(error.code).toBe('UPSTREAM_TIMEOUT')
-    expect(ms).toBeLessThan(TIMEOUT * 3)
   })
 
   it('a connection reset in the middle of the body is UPSTREAM_ERROR', async () => {
@@ -202,17 +218,25 @@ describe('transport', () => {
     expect(error.code).toBe('UPSTREAM_ERROR')
   })
 
-  it('a refused connection is UPSTREAM_ERROR', async () => {
+  describe('a refused connection', () => {
     const closed = new DemoUpstream({ data: demo.data })
-    const url = await closed.start()
-    await closed.stop()
-    const nowhere = clientFor(url)
-    const { error } = await failure(() =>
-      nowhere.send(prepare(financials, { company, limit: 1, offset: 0 }), caller),
-    )
-    expect(error.code).toBe('UPSTREAM_ERROR')
-    expect(error.message).toContain('ECONNREFUSED')
-    await nowhere.close()
+    let nowhere: UpstreamClient | undefined
+    beforeAll(async () => {
+      const url = await closed.start()
+      await closed.stop()
+      nowhere = clientFor(url)
+    })
+    afterAll(() => nowhere?.close())
+
+    it('is UPSTREAM_ERROR', async () => {
+      const { error } = await failure(
+        () =>
+          nowhere?.send(prepare(financials, { company, limit: 1, offset: 0 }), scope()) ??
+          Promise.reject(new Error('no client')),
+      )
+      expect(error.code).toBe('UPSTREAM_ERROR')
+      expect(error.message).toContain('ECONNREFUSED')
+    })
   })
 
   it('keeps working after faults', async () => {
@@ -255,7 +279,7 @@ describe('requests as sent (MockAgent)', () => {
         limit: 5,
         offset: 0,
       }),
-      { token: 'caller-token', language: 'FR' },
+      scope({ caller: { token: 'caller-token', language: 'FR' } }),
     )
     expect(seen?.path).toBe(
       '/base/v1/companies/NL/a%2Fb/contacts?limit=5&offset=0&onlyOfficialRoles=true&q=jan+de&seniorities=C_LEVEL%2CNON_MANAGEMENT',
@@ -276,26 +300,25 @@ describe('requests as sent (MockAgent)', () => {
       })
     await mocked('service-token').send(
       prepare(listOverview, { kind: 'OVERVIEW', limit: 1, offset: 0 }),
-      {
-        token: 'caller-token',
-      },
+      scope({ caller: { token: 'caller-token' } }),
     )
     expect(authorization).toBe('Bearer service-token')
   })
 })
 
 describe('retries', () => {
-  const attemptsOf = async (read: (attempts: { count: number }) => Promise<unknown>) => {
-    const attempts = { count: 0 }
-    const outcome = await read(attempts).then(
-      () => 'ok',
-      (e: UpstreamError) => e.code,
-    )
-    expect(demo.calls()).toHaveLength(attempts.count)
-    return { outcome, attempts: attempts.count }
+  /** Sends a read; every request it sent drew once from its scope and reached the demo. */
+  const attemptsOf = async (on = client) => {
+    const counted = scope()
+    const outcome = await on
+      .send(prepare(financials, { company, limit: 5, offset: 0 }), counted)
+      .then(
+        () => 'ok',
+        (e: UpstreamError) => e.code,
+      )
+    expect(demo.calls()).toHaveLength(counted.spent)
+    return { outcome, attempts: counted.spent }
   }
-  const send = (attempts: { count: number }, on = client) =>
-    on.send(prepare(financials, { company, limit: 5, offset: 0 }), caller, attempts)
 
   it.each([
     ['a 503', { status: 503 }],
@@ -304,12 +327,12 @@ describe('retries', () => {
     ['a connection reset mid-body', { resetMidBody: true }],
   ])('retries %s and succeeds', async (_name, fault) => {
     demo.inject({ path: FINANCIALS, times: 1, ...fault })
-    expect(await attemptsOf((a) => send(a))).toEqual({ outcome: 'ok', attempts: 2 })
+    expect(await attemptsOf()).toEqual({ outcome: 'ok', attempts: 2 })
   })
 
   it('gives up after 2 retries of a 503 storm', async () => {
     demo.inject({ path: FINANCIALS, status: 503 })
-    expect(await attemptsOf((a) => send(a))).toEqual({ outcome: 'UPSTREAM_ERROR', attempts: 3 })
+    expect(await attemptsOf()).toEqual({ outcome: 'UPSTREAM_ERROR', attempts: 3 })
   })
 
   it.each([
@@ -320,51 +343,64 @@ describe('retries', () => {
     [404, 'NOT_FOUND'],
   ])('never retries %i', async (status, code) => {
     demo.inject({ path: FINANCIALS, status })
-    expect(await attemptsOf((a) => send(a))).toEqual({ outcome: code, attempts: 1 })
+    expect(await attemptsOf()).toEqual({ outcome: code, attempts: 1 })
   })
 
   it('never retries a body that breaks the schema, nor a timeout', async () => {
     demo.inject({ path: FINANCIALS, body: 'nope', times: 1 })
-    expect(await attemptsOf((a) => send(a))).toEqual({
-      outcome: 'UPSTREAM_BAD_RESPONSE',
-      attempts: 1,
-    })
+    expect(await attemptsOf()).toEqual({ outcome: 'UPSTREAM_BAD_RESPONSE', attempts: 1 })
     demo.reset()
     demo.inject({ path: FINANCIALS, delayMs: TIMEOUT * 3, times: 1 })
-    expect(await attemptsOf((a) => send(a))).toEqual({ outcome: 'UPSTREAM_TIMEOUT', attempts: 1 })
+    expect(await attemptsOf()).toEqual({ outcome: 'UPSTREAM_TIMEOUT', attempts: 1 })
   })
 
-  it('waits as long as Retry-After says when the deadline allows, then succeeds', async () => {
-    const patient = clientFor(demo.url, { timeoutMs: 3000 })
-    demo.inject({ path: FINANCIALS, status: 429, retryAfter: '1', times: 1 })
-    const started = performance.now()
-    expect(await attemptsOf((a) => send(a, patient))).toEqual({ outcome: 'ok', attempts: 2 })
-    expect(performance.now() - started).toBeGreaterThanOrEqual(990)
-    await patient.close()
+  describe('Retry-After', () => {
+    let patient: UpstreamClient | undefined
+    beforeAll(() => {
+      patient = clientFor(demo.url, { timeoutMs: 3000 })
+    })
+    afterAll(() => patient?.close())
+
+    it('waits as long as Retry-After says when the deadline allows, then succeeds', async () => {
+      demo.inject({ path: FINANCIALS, status: 429, retryAfter: '1', times: 1 })
+      const started = performance.now()
+      expect(await attemptsOf(patient)).toEqual({ outcome: 'ok', attempts: 2 })
+      // A lower bound: a loaded machine only makes the wait longer.
+      expect(performance.now() - started).toBeGreaterThanOrEqual(990)
+    })
   })
 
   it('does not wait past the deadline: a long Retry-After fails at once with RATE_LIMITED', async () => {
     demo.inject({ path: FINANCIALS, status: 429, retryAfter: '3600' })
-    const started = performance.now()
-    const attempts = { count: 0 }
-    const error = await send(attempts).catch((e: UpstreamError) => e)
+    const counted = scope()
+    const error = await client
+      .send(prepare(financials, { company, limit: 5, offset: 0 }), counted)
+      .catch((e: UpstreamError) => e)
     expect(error).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: 3600 })
-    expect(attempts.count).toBe(1)
-    expect(performance.now() - started).toBeLessThan(TIMEOUT)
+    expect(counted.spent).toBe(1)
   })
 
-  it('keeps a failing upstream under about 1.2 × the calls (retry budget)', async () => {
-    const fresh = clientFor(demo.url, { timeoutMs: 2000, maxConnections: 16 })
-    demo.inject({ path: FINANCIALS, status: 503 })
-    const reads = 200
-    await Promise.all(
-      Array.from({ length: reads }, () => send({ count: 0 }, fresh).catch(() => undefined)),
-    )
-    const calls = demo.calls().length
-    console.log(`503 storm: ${reads} reads made ${calls} upstream calls`)
-    expect(calls).toBeLessThanOrEqual(reads * 1.2 + 10)
-    expect(calls).toBeGreaterThan(reads)
-    await fresh.close()
+  describe('a failing upstream', () => {
+    let fresh: UpstreamClient | undefined
+    beforeAll(() => {
+      fresh = clientFor(demo.url, { timeoutMs: 2000, maxConnections: 16 })
+    })
+    afterAll(() => fresh?.close())
+
+    it('sees about 1.2 × the calls, not 3 × (retry budget)', async () => {
+      demo.inject({ path: FINANCIALS, status: 503 })
+      const reads = 200
+      await Promise.all(
+        Array.from({ length: reads }, () =>
+          fresh
+            ?.send(prepare(financials, { company, limit: 5, offset: 0 }), scope())
+            .catch(() => undefined),
+        ),
+      )
+      const calls = demo.calls().length
+      expect(calls).toBeLessThanOrEqual(reads * 1.2 + 10)
+      expect(calls).toBeGreaterThan(reads)
+    })
   })
 })
 

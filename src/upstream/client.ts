@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises'
+import type { Logger } from 'pino'
 import { type Dispatcher, Pool, errors as undiciErrors } from 'undici'
 import type { z } from 'zod'
-import type { Logger } from '../logger.js'
-import { meaningOfStatus, parseRetryAfter, UpstreamError } from './errors.js'
+import { cancelled, meaningOfStatus, parseRetryAfter, UpstreamError } from './errors.js'
+import { FairShare, WaitEnded } from './fair-share.js'
 import {
   DEFAULT_RETRY_POLICY,
   isRetryable,
@@ -21,12 +22,18 @@ export interface Caller {
   language?: Language | undefined
 }
 
-/** How one GraphQL operation uses the upstream (interim: fairness and deadline to come). */
+/** How one GraphQL operation uses the upstream; made per operation by the caller of send(). */
 export interface ReadScope {
   caller: Caller
+  /** Connections are shared round robin between keys: one key's backlog never starves another's. */
   fairnessKey: string
+  /** Aborted when the operation's response is complete or its client went away: a queued read is
+   *  dropped unsent, a request in flight is aborted, no retry follows. */
   signal: AbortSignal
+  /** Epoch ms, the operation's own deadline: a read still waiting for a connection then fails. */
   deadline: number
+  /** Draws one HTTP request from the operation's budget just before it is sent (retries too);
+   *  false: the budget is spent and the request is not sent. */
   spend(): boolean
 }
 
@@ -113,10 +120,13 @@ export class UpstreamClient {
   private readonly basePath: string
   private readonly retryPolicy: RetryPolicy
   /** Shared by all callers: it protects the upstream, not one request. */
-  private readonly budget = new RetryBudget()
+  private readonly retryBudget = new RetryBudget()
+  /** Connections shared round robin between callers. */
+  private readonly share: FairShare
 
   constructor(private readonly options: UpstreamClientOptions) {
     this.retryPolicy = options.retry ?? DEFAULT_RETRY_POLICY
+    this.share = new FairShare(options.maxConnections)
     const base = new URL(options.baseUrl)
     this.origin = base.origin
     this.basePath = base.pathname.replace(/\/+$/, '')
@@ -132,14 +142,14 @@ export class UpstreamClient {
   }
 
   /**
-   * Sends one GET and returns the body parsed by the endpoint's schema, retrying what is worth
-   * retrying within one deadline of UPSTREAM_TIMEOUT_MS for all attempts. `attempts` counts the
-   * HTTP requests made.
+   * Sends one GET and returns the body parsed by the endpoint's schema. The read waits for a
+   * connection in the fair share (bounded by the operation's deadline and end), draws each HTTP
+   * request from the operation's budget just before sending it, and retries what is worth
+   * retrying within UPSTREAM_TIMEOUT_MS counted from its first send.
    */
   async send<T>(request: PreparedRequest<T>, scope: ReadScope): Promise<T> {
-    const caller = scope.caller
     const { endpoint } = request
-    const token = this.options.serviceToken ?? caller.token
+    const token = this.options.serviceToken ?? scope.caller.token
     if (token === undefined) {
       throw new UpstreamError(
         'UNAUTHENTICATED',
@@ -151,44 +161,107 @@ export class UpstreamClient {
       accept: 'application/json',
       authorization: `Bearer ${token}`,
     }
-    if (caller.language !== undefined) headers[this.options.languageHeader] = caller.language
+    const { language } = scope.caller
+    if (language !== undefined) headers[this.options.languageHeader] = language
 
-    const deadline = AbortSignal.timeout(this.options.timeoutMs)
-    const giveUpAt = Date.now() + this.options.timeoutMs
-    this.budget.deposit()
-    for (let retry = 0; ; retry++) {
+    this.retryBudget.deposit()
+    /** When the read must be done; set when its first request is sent. */
+    let readDeadline = Number.POSITIVE_INFINITY
+    let attempts = 0
+    let failure: UpstreamError | undefined
+    for (;;) {
+      const release = await this.slot(scope, readDeadline, endpoint.name)
       if (!scope.spend()) {
-        throw new UpstreamError('QUERY_TOO_COSTLY', endpoint.name, 'budget spent')
+        release()
+        // A retry the budget refuses leaves the read failed with what the upstream said.
+        if (failure) throw this.failed(failure, attempts)
+        throw new UpstreamError(
+          'QUERY_TOO_COSTLY',
+          endpoint.name,
+          'not read: the operation has spent its budget of upstream calls (MAX_OPERATION_COST)',
+        )
       }
       try {
-        return await this.attempt(request, headers, deadline)
+        if (attempts === 0) readDeadline = Date.now() + this.options.timeoutMs
+        attempts++
+        return await this.attempt(request, headers, scope.signal, readDeadline)
       } catch (error) {
-        const failure = error as UpstreamError
-        if (retry >= this.retryPolicy.maxRetries || !isRetryable(failure)) throw failure
-        const delay = retryDelayMs(this.retryPolicy, retry, failure)
-        // A wait past the deadline would only end in a timeout: report what happened instead.
-        if (Date.now() + delay >= giveUpAt || !this.budget.withdraw()) throw failure
-        this.options.logger?.warn(
-          {
-            endpoint: endpoint.name,
-            code: failure.code,
-            status: failure.status,
-            retry: retry + 1,
-            delayMs: Math.round(delay),
-          },
-          'retrying upstream read',
-        )
-        await sleep(delay)
+        failure = error as UpstreamError
+      } finally {
+        release()
+      }
+      if (failure.cancelled) throw failure
+      const delay = retryDelayMs(this.retryPolicy, attempts - 1, failure)
+      const retry =
+        attempts <= this.retryPolicy.maxRetries &&
+        isRetryable(failure) &&
+        // A wait past a deadline would only end in a timeout: report what happened instead.
+        Date.now() + delay < Math.min(readDeadline, scope.deadline) &&
+        this.retryBudget.withdraw()
+      if (!retry) throw this.failed(failure, attempts)
+      this.options.logger?.debug(
+        {
+          endpoint: endpoint.name,
+          code: failure.code,
+          status: failure.status,
+          retry: attempts,
+          delayMs: Math.round(delay),
+        },
+        'retrying upstream read',
+      )
+      try {
+        await sleep(delay, undefined, { signal: scope.signal })
+      } catch {
+        throw cancelled(endpoint.name)
       }
     }
+  }
+
+  /** A connection slot, waited for fairly; the wait ends with the operation or its deadline. */
+  private async slot(scope: ReadScope, readDeadline: number, endpoint: string) {
+    try {
+      return await this.share.acquire(
+        scope.fairnessKey,
+        scope.signal,
+        Math.min(scope.deadline, readDeadline),
+      )
+    } catch (error) {
+      if (error instanceof WaitEnded && error.reason === 'deadline') {
+        throw this.failed(
+          new UpstreamError(
+            'UPSTREAM_TIMEOUT',
+            endpoint,
+            'no upstream connection was free before the deadline (OPERATION_TIMEOUT_MS)',
+          ),
+          0,
+        )
+      }
+      throw cancelled(endpoint)
+    }
+  }
+
+  /** The one log line of a read that failed for good: info for 404, warn for the rest. */
+  private failed(failure: UpstreamError, attempts: number): UpstreamError {
+    const fields = {
+      endpoint: failure.endpoint,
+      code: failure.code,
+      status: failure.status,
+      attempts,
+    }
+    if (failure.code === 'NOT_FOUND') this.options.logger?.info(fields, 'upstream read failed')
+    else this.options.logger?.warn(fields, 'upstream read failed')
+    return failure
   }
 
   private async attempt<T>(
     request: PreparedRequest<T>,
     headers: Record<string, string>,
-    deadline: AbortSignal,
+    operationEnded: AbortSignal,
+    readDeadline: number,
   ): Promise<T> {
     const { endpoint } = request
+    const timeout = AbortSignal.timeout(Math.max(1, readDeadline - Date.now()))
+    const deadline = AbortSignal.any([operationEnded, timeout])
     let text: string
     let status: number
     try {
@@ -216,7 +289,8 @@ export class UpstreamClient {
       }
       text = await response.body.text()
     } catch (error) {
-      throw this.transportError(error, endpoint.name, deadline)
+      if (operationEnded.aborted) throw cancelled(endpoint.name)
+      throw this.transportError(error, endpoint.name, timeout)
     }
     return parseBody(text, endpoint, status)
   }

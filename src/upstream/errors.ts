@@ -17,6 +17,8 @@ export interface UpstreamErrorDetails {
   status?: number
   /** Seconds the upstream asked us to wait (Retry-After), when it said so. */
   retryAfterSeconds?: number
+  /** The operation ended before the read could: nobody waits for it, nothing to report. */
+  cancelled?: boolean
   cause?: unknown
 }
 
@@ -24,6 +26,7 @@ export class UpstreamError extends Error {
   override readonly name = 'UpstreamError'
   readonly status: number | undefined
   readonly retryAfterSeconds: number | undefined
+  readonly cancelled: boolean
 
   constructor(
     readonly code: UpstreamErrorCode,
@@ -35,6 +38,7 @@ export class UpstreamError extends Error {
     super(`${endpoint}: ${message}`, { cause: details.cause })
     this.status = details.status
     this.retryAfterSeconds = details.retryAfterSeconds
+    this.cancelled = details.cancelled ?? false
   }
 
   /** What a client may see besides the message (graphql-js copies it onto the GraphQL error). */
@@ -46,6 +50,13 @@ export class UpstreamError extends Error {
         : { retryAfterSeconds: this.retryAfterSeconds }),
     }
   }
+}
+
+/** A read dropped because its operation ended (response complete, client gone). */
+export function cancelled(endpoint: string): UpstreamError {
+  return new UpstreamError('UPSTREAM_ERROR', endpoint, 'not read: the operation ended', {
+    cancelled: true,
+  })
 }
 
 /** The code a non-2xx status maps to, and what it means to the client. */

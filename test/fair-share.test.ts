@@ -1,0 +1,245 @@
+import { Writable } from 'node:stream'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { DEMO_TOKEN, DemoUpstream } from '../src/demo-upstream/server.js'
+import { createLogger } from '../src/logger.js'
+import { prepare, type ReadScope, UpstreamClient } from '../src/upstream/client.js'
+import type { UpstreamError } from '../src/upstream/errors.js'
+import { FairShare, type WaitEnded } from '../src/upstream/fair-share.js'
+import { financials } from '../src/upstream/financials.js'
+import { listDetails } from '../src/upstream/lists.js'
+
+/**
+ * How the upstream client shares its connections between operations: round robin between
+ * callers, a read's timeout counted from when it is sent, waiting bounded by the operation's
+ * deadline, every request drawn from the operation's budget, nothing sent once it has ended.
+ */
+
+describe('FairShare', () => {
+  const never = new AbortController().signal
+  const far = Number.POSITIVE_INFINITY
+
+  it('hands free slots round robin across keys, FIFO within a key', async () => {
+    const share = new FairShare(2)
+    const granted: string[] = []
+    const releases: (() => void)[] = []
+    const ask = (name: string, key: string) =>
+      share.acquire(key, never, far).then((release) => {
+        granted.push(name)
+        releases.push(release)
+      })
+    const asked = [
+      ...['a1', 'a2', 'a3', 'a4', 'a5', 'a6'].map((n) => ask(n, 'A')),
+      ask('b1', 'B'),
+      ask('c1', 'C'),
+      ask('b2', 'B'),
+    ]
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(granted).toEqual(['a1', 'a2'])
+    // Free one slot at a time: each grant goes to the next key in the round.
+    while (granted.length < asked.length) {
+      releases.shift()?.()
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    expect(granted).toEqual(['a1', 'a2', 'a3', 'b1', 'c1', 'a4', 'b2', 'a5', 'a6'])
+  })
+
+  it('ends a wait at the caller’s deadline or signal, and a release is counted once', async () => {
+    const share = new FairShare(1)
+    const release = await share.acquire('A', never, far)
+    const late = share.acquire('B', never, Date.now() + 20).catch((e: WaitEnded) => e.reason)
+    const stop = new AbortController()
+    const dropped = share.acquire('C', stop.signal, far).catch((e: WaitEnded) => e.reason)
+    stop.abort()
+    expect(await dropped).toBe('cancelled')
+    expect(await late).toBe('deadline')
+    release()
+    release()
+    // One slot, free again: one acquire goes through, the next waits.
+    const next = await share.acquire('D', never, far)
+    let waiting = true
+    const after = share.acquire('E', never, far).then((r) => {
+      waiting = false
+      return r
+    })
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(waiting).toBe(true)
+    next()
+    ;(await after)()
+  })
+})
+
+describe('the upstream client in an operation’s scope', () => {
+  const demo = new DemoUpstream()
+  const company = demo.data.companies[3]
+  if (!company) throw new Error('no company')
+  let logged = ''
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logged += chunk
+      done()
+    },
+  })
+  const clients: UpstreamClient[] = []
+  const clientWith = (maxConnections: number, timeoutMs = 2000) => {
+    const client = new UpstreamClient({
+      baseUrl: demo.url,
+      languageHeader: 'Accept-Language',
+      timeoutMs,
+      maxConnections,
+      maxResponseBytes: 1024 * 1024,
+      retry: { maxRetries: 2, baseDelayMs: 200, maxDelayMs: 400 },
+      logger: createLogger('debug', sink),
+    })
+    clients.push(client)
+    return client
+  }
+  beforeAll(() => demo.start())
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close()))
+    await demo.stop()
+  })
+  beforeEach(() => {
+    demo.reset()
+    logged = ''
+  })
+
+  const scope = (overrides: Partial<ReadScope> & { budget?: number } = {}) => {
+    const { budget = Number.POSITIVE_INFINITY, ...rest } = overrides
+    const counted = {
+      caller: { token: DEMO_TOKEN },
+      fairnessKey: 'a caller',
+      signal: new AbortController().signal,
+      deadline: Number.POSITIVE_INFINITY,
+      spent: 0,
+      spend() {
+        if (counted.spent >= budget) return false
+        counted.spent++
+        return true
+      },
+      ...rest,
+    }
+    return counted
+  }
+  const statements = prepare(financials, { company, limit: 2, offset: 0 })
+  const path = `/v1/companies/${company.country}/${company.companyNumber}/financials`
+  const outcome = (read: Promise<unknown>) =>
+    read.then(
+      () => 'ok',
+      (e: UpstreamError) => (e.cancelled ? 'cancelled' : e.code),
+    )
+
+  it('shares connections round robin: one read of a second caller overtakes a 20-read backlog', async () => {
+    const client = clientWith(2)
+    const held = demo.hold(/^\/v1\//)
+    const heavy = Array.from({ length: 20 }, (_, i) =>
+      client.send(
+        prepare(financials, { company, limit: 1, offset: i }),
+        scope({ fairnessKey: 'heavy' }),
+      ),
+    )
+    await demo.waitForCalls((calls) => calls.length === 2)
+    const light = client.send(
+      prepare(listDetails, { listId: 1001 }),
+      scope({ fairnessKey: 'light' }),
+    )
+    held.release()
+    await Promise.all([...heavy, light])
+    const order = demo.calls().map((c) => c.path)
+    // Two in flight when it came, then its turn: third or fourth, not twenty-first.
+    expect(order.indexOf('/v1/lists/1001')).toBeLessThanOrEqual(3)
+  })
+
+  it('counts a read’s timeout from when it is sent, not from when it was queued', async () => {
+    // One connection, four reads of 400 ms each: the last waits 1,200 ms, over its 1,000 ms
+    // timeout, but is answered 400 ms after it is sent.
+    const client = clientWith(1, 1000)
+    demo.latencyMs = 400
+    const reads = Array.from({ length: 4 }, (_, i) =>
+      outcome(client.send(prepare(financials, { company, limit: 1, offset: i }), scope())),
+    )
+    expect(await Promise.all(reads)).toEqual(['ok', 'ok', 'ok', 'ok'])
+  })
+
+  it('bounds the wait for a connection by the operation’s deadline: UPSTREAM_TIMEOUT, nothing sent', async () => {
+    const client = clientWith(1)
+    const held = demo.hold(path)
+    const first = client.send(statements, scope())
+    await demo.waitForCalls((calls) => calls.length === 1)
+    const late = await outcome(
+      client.send(prepare(listDetails, { listId: 1001 }), scope({ deadline: Date.now() + 50 })),
+    )
+    expect(late).toBe('UPSTREAM_TIMEOUT')
+    held.release()
+    await first
+    expect(demo.calls().map((c) => c.path)).toEqual([path])
+  })
+
+  it('draws every request from the budget, retries included, and sends none past it', async () => {
+    const client = clientWith(4)
+    demo.inject({ path, status: 503, times: 1 })
+    const ample = scope({ budget: 5 })
+    expect(await outcome(client.send(statements, ample))).toBe('ok')
+    expect([ample.spent, demo.calls().length]).toEqual([2, 2])
+
+    demo.reset()
+    const spent = scope({ budget: 0 })
+    expect(await outcome(client.send(statements, spent))).toBe('QUERY_TOO_COSTLY')
+    expect(demo.calls()).toEqual([])
+
+    // The retry the budget refuses: the read fails with what the upstream said.
+    demo.inject({ path, status: 503 })
+    const one = scope({ budget: 1 })
+    expect(await outcome(client.send(statements, one))).toBe('UPSTREAM_ERROR')
+    expect(demo.calls()).toHaveLength(1)
+  })
+
+  it('sends nothing once the operation ended: queued reads dropped, a read in flight aborted, no retry', async () => {
+    const client = clientWith(1)
+    const ended = new AbortController()
+    const held = demo.hold(path)
+    const inFlight = outcome(client.send(statements, scope({ signal: ended.signal })))
+    await demo.waitForCalls((calls) => calls.length === 1)
+    const queued = outcome(
+      client.send(prepare(listDetails, { listId: 1001 }), scope({ signal: ended.signal })),
+    )
+    ended.abort()
+    expect(await inFlight).toBe('cancelled')
+    expect(await queued).toBe('cancelled')
+    held.release()
+
+    demo.reset()
+    demo.inject({ path, status: 503 })
+    const backingOff = new AbortController()
+    const retrying = outcome(client.send(statements, scope({ signal: backingOff.signal })))
+    await demo.waitForCalls((calls) => calls.some((c) => c.status === 503))
+    backingOff.abort()
+    expect(await retrying).toBe('cancelled')
+    expect(demo.calls()).toHaveLength(1)
+    expect(logged).not.toMatch(/"level":(40|50)/)
+  })
+
+  it('logs one line per failed read: warn with code, endpoint and status; 404 at info', async () => {
+    const client = clientWith(2)
+    demo.inject({ path, status: 503 })
+    await outcome(client.send(statements, scope()))
+    const lines = logged
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+    expect(lines.filter((l) => l.msg === 'retrying upstream read').map((l) => l.level)).toEqual([
+      20, 20,
+    ])
+    expect(lines.filter((l) => l.msg === 'upstream read failed')).toEqual([
+      expect.objectContaining({
+        level: 40,
+        code: 'UPSTREAM_ERROR',
+        status: 503,
+        attempts: 3,
+        endpoint: 'GET /v1/companies/{countryCode}/{companyNumber}/financials',
+      }),
+    ])
+    logged = ''
+    await outcome(client.send(prepare(listDetails, { listId: 4242 }), scope()))
+    expect(JSON.parse(logged.trim())).toMatchObject({ level: 30, code: 'NOT_FOUND', status: 404 })
+  })
+})
