@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { setMaxListeners } from 'node:events'
 import type { YogaInitialContext } from 'graphql-yoga'
 import { keyedHash } from './keyed-hash.js'
 import { createLoaders, type Loaders } from './loaders.js'
@@ -51,6 +52,8 @@ export function contextFactory(client: UpstreamClient, settings: ContextSettings
   return ({ request }: YogaInitialContext): Context => {
     const token = bearerToken(request.headers.get('authorization'))
     const ended = new AbortController()
+    // Every read of the operation listens for its end: hundreds is normal, not a leak.
+    setMaxListeners(0, ended.signal)
     // The request's signal aborts when the client goes away (it may not be a native AbortSignal).
     if (request.signal.aborted) ended.abort()
     else request.signal.addEventListener('abort', () => ended.abort(), { once: true })

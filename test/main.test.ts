@@ -1,9 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer } from 'node:net'
-import { afterEach, describe, expect, it } from 'vitest'
+import { Script } from 'node:vm'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from '../src/config.js'
 import { DemoUpstream } from '../src/demo-upstream/server.js'
+import { EXAMPLE_QUERY } from '../src/yoga.js'
 
 /** The process as operators run it: settings from the environment, a real port, signals. */
 
@@ -62,7 +64,10 @@ describe('settings', () => {
       maxDepth: 16,
       maxAliases: 30,
       maxBodyBytes: 102_400,
+      operationTimeoutMs: 30_000,
       logLevel: 'info',
+      gatewaySecret: expect.any(String),
+      gatewaySecretIsDefault: true,
       production: false,
     })
   })
@@ -77,6 +82,8 @@ describe('settings', () => {
     ['MAX_OPERATION_COST', '1.5'],
     ['LOG_LEVEL', 'verbose'],
     ['UPSTREAM_LANGUAGE_HEADER', 'bad header'],
+    ['OPERATION_TIMEOUT_MS', 'soon'],
+    ['GATEWAY_SECRET', 'short'],
   ])('refuses %s=%s with one line naming it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError)
     expect(() => loadConfig({ [name]: value })).toThrow(
@@ -102,9 +109,7 @@ describe('npm start without UPSTREAM_URL', () => {
     const base = `http://127.0.0.1:${port}`
     expect((await fetch(`${base}/health`)).status).toBe(200)
     expect((await fetch(`${base}/ready`)).status).toBe(200)
-    const page = await fetch(`${base}/graphql`, { headers: { accept: 'text/html' } })
-    expect(page.headers.get('content-type')).toContain('text/html')
-    expect(await page.text()).toContain('GraphiQL')
+    await expectGraphiQL(`${base}/graphql`)
     const answer = await fetch(`${base}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -132,26 +137,48 @@ describe('npm start without UPSTREAM_URL', () => {
 })
 
 describe('with UPSTREAM_URL', () => {
+  const upstream = new DemoUpstream({ tokens: ['caller-token'] })
+  let url = ''
+  beforeAll(async () => {
+    url = await upstream.start()
+  })
+  afterAll(() => upstream.stop())
+
   it('never starts the demo and reads the given upstream with the caller’s token', async () => {
-    const upstream = new DemoUpstream({ tokens: ['caller-token'] })
-    const url = await upstream.start()
-    try {
-      const port = await freePort()
-      const run = start({ PORT: String(port), UPSTREAM_URL: url })
-      await run.ready
-      expect(run.output().stdout).not.toContain('embedded demo upstream')
-      const answer = await fetch(`http://127.0.0.1:${port}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: 'Bearer caller-token' },
-        body: JSON.stringify({ query: '{ company(country: BE, number: "0922178703") { name } }' }),
-      })
-      expect(await answer.json()).toEqual({
-        data: { company: { name: 'Brasserie Claes SA' } },
-        extensions: { cost: { estimated: 1, upstreamCalls: 1, limit: 1000 } },
-      })
-      expect(upstream.calls().map((c) => c.token)).toEqual(['caller-token'])
-    } finally {
-      await upstream.stop()
-    }
+    const port = await freePort()
+    const run = start({ PORT: String(port), UPSTREAM_URL: url })
+    await run.ready
+    expect(run.output().stdout).not.toContain('embedded demo upstream')
+    const answer = await fetch(`http://127.0.0.1:${port}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer caller-token' },
+      body: JSON.stringify({ query: '{ company(country: BE, number: "0922178703") { name } }' }),
+    })
+    expect(await answer.json()).toEqual({
+      data: { company: { name: 'Brasserie Claes SA' } },
+      extensions: { cost: { estimated: 1, upstreamCalls: 1, limit: 1000 } },
+    })
+    expect(upstream.calls().map((c) => c.token)).toEqual(['caller-token'])
   })
 })
+
+/**
+ * Loads GraphiQL as a browser would, without one: the page over HTTP, every script it holds
+ * compiled as JavaScript, nothing fetched from another host (it must work offline), and the
+ * example it opens with.
+ */
+async function expectGraphiQL(address: string) {
+  const page = await fetch(address, { headers: { accept: 'text/html' } })
+  expect(page.status).toBe(200)
+  expect(page.headers.get('content-type')).toContain('text/html')
+  const html = await page.text()
+  expect(html).toContain('<title>Company data gateway</title>')
+  expect(html).not.toMatch(/(src|href)\s*=\s*["']?(https?:)?\/\//)
+  const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1] ?? '')
+  expect(scripts.length).toBeGreaterThan(0)
+  for (const script of scripts) expect(() => new Script(script)).not.toThrow()
+  const options = /renderYogaGraphiQL\(\s*[^,]+,\s*(\{[\s\S]*\}),?\s*\);\s*$/.exec(
+    scripts.at(-1) ?? '',
+  )
+  expect(JSON.parse(options?.[1] ?? 'null')).toMatchObject({ defaultQuery: EXAMPLE_QUERY })
+}

@@ -284,13 +284,15 @@ describe('Contact IDs against what the upstream really does', () => {
     const { body } = await stack.post(
       `{ list(listId: ${listWithContacts.id}) { contacts(first: 5) { nodes { id contactId company { country number } } } } }`,
     )
-    const listed = (
-      body.data?.list as {
-        contacts: {
-          nodes: { id: string; contactId: number; company: { country: 'BE'; number: string } }[]
+    const found = body.data?.list as
+      | {
+          contacts: {
+            nodes: { id: string; contactId: number; company: { country: 'BE'; number: string } }[]
+          }
         }
-      }
-    ).contacts.nodes
+      | undefined
+    const listed = found?.contacts.nodes ?? []
+    expect(listed).toHaveLength(5)
     for (const contact of listed) {
       const staff = await staffOf({
         country: contact.company.country,

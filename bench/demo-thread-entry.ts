@@ -1,7 +1,7 @@
 import { parentPort } from 'node:worker_threads'
-import { DemoUpstream } from '../../src/demo-upstream/server.js'
+import { DemoUpstream } from '../src/demo-upstream/server.js'
 
-/** The demo upstream on a worker thread, driven by messages from test/support/demo-thread.ts. */
+/** The demo upstream on a worker thread, driven by messages from bench/demo-thread.ts. */
 const port = parentPort
 if (!port) throw new Error('run me as a worker thread')
 const demo = new DemoUpstream()

@@ -1,6 +1,6 @@
 import { once } from 'node:events'
 import { Worker } from 'node:worker_threads'
-import type { ReceivedCall } from '../../src/demo-upstream/server.js'
+import type { ReceivedCall } from '../src/demo-upstream/server.js'
 
 /**
  * The demo upstream on its own thread, so that timing measures the gateway and not the demo
