@@ -1,3 +1,6 @@
+import { once } from 'node:events'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import {
   type GraphQLObjectType,
@@ -7,8 +10,9 @@ import {
   isObjectType,
   parse,
 } from 'graphql'
-import { describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { estimateUpstreamCalls, operationOf, RELATIONSHIP_FAN_OUT } from '../src/cost.js'
+import type { ReceivedCall } from '../src/demo-upstream/server.js'
 import { rememberEstimates } from '../src/operation-budget.js'
 import { schema } from '../src/schema/index.js'
 import { graphql } from './gql/index.js'
@@ -284,5 +288,45 @@ describe('the budget while the operation runs', () => {
     // Give reads that were (wrongly) still pending time to go out; none may.
     await sleep(600)
     expect(demo.calls()).toHaveLength(reported)
+  })
+})
+
+// Upstream reads that would wait a minute: only the client's leaving can end them in a test.
+const patient = await startStack({ upstreamToken: 'demo-token', upstreamTimeoutMs: 60_000 })
+
+describe('a client that goes away', () => {
+  const server = createServer(patient.gateway.yoga)
+  let address = ''
+  beforeAll(async () => {
+    server.listen(0, '127.0.0.1')
+    await once(server, 'listening')
+    address = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`
+  })
+  afterAll(async () => {
+    server.closeAllConnections()
+    await new Promise((resolve) => server.close(resolve))
+  })
+
+  it('takes its operation with it: reads in flight are aborted, none follow', async () => {
+    const held = patient.demo.hold(/\/lookalikes$/)
+    const leaving = new AbortController()
+    const response = fetch(address, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer demo-token' },
+      body: JSON.stringify({
+        query: `{ list(listId: ${big.id}) { companies(first: 5) { nodes { lookalikes(first: 3) { nodes { financials(first: 1) { totalCount } } } } } } }`,
+      }),
+      signal: leaving.signal,
+    }).catch(() => 'gone')
+    const lookalikes = (calls: ReceivedCall[]) =>
+      calls.filter((c) => c.path.endsWith('/lookalikes'))
+    await patient.demo.waitForCalls((calls) => lookalikes(calls).length === 5)
+    leaving.abort()
+    expect(await response).toBe('gone')
+    // The gateway aborts the five reads it was waiting for…
+    await patient.demo.waitForCalls((calls) => lookalikes(calls).every((c) => c.abandoned))
+    held.release()
+    // …so no lookalike's statements are ever asked for.
+    expect(patient.demo.calls().filter((c) => c.path.endsWith('/financials'))).toEqual([])
   })
 })

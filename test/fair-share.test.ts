@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { loadConfig } from '../src/config.js'
 import { DEMO_TOKEN, DemoUpstream } from '../src/demo-upstream/server.js'
 import { createLogger } from '../src/logger.js'
 import { prepare, type ReadScope, UpstreamClient } from '../src/upstream/client.js'
@@ -7,6 +8,7 @@ import type { UpstreamError } from '../src/upstream/errors.js'
 import { FairShare, type WaitEnded } from '../src/upstream/fair-share.js'
 import { financials } from '../src/upstream/financials.js'
 import { listDetails } from '../src/upstream/lists.js'
+import { createGateway } from '../src/yoga.js'
 
 /**
  * How the upstream client shares its connections between operations: round robin between
@@ -241,5 +243,48 @@ describe('the upstream client in an operation’s scope', () => {
     logged = ''
     await outcome(client.send(prepare(listDetails, { listId: 4242 }), scope()))
     expect(JSON.parse(logged.trim())).toMatchObject({ level: 30, code: 'NOT_FOUND', status: 404 })
+  })
+})
+
+describe('through the gateway: callers are told apart by their token', () => {
+  const upstream = new DemoUpstream({ tokens: ['heavy', 'light'] })
+  let gateway: ReturnType<typeof createGateway> | undefined
+  beforeAll(async () => {
+    gateway = createGateway({
+      ...loadConfig({}),
+      upstreamUrl: await upstream.start(),
+      upstreamMaxConnections: 2,
+    })
+  })
+  afterAll(async () => {
+    await gateway?.close()
+    await upstream.stop()
+  })
+  const ask = async (token: string, query: string) => {
+    const response = await gateway?.yoga.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query }),
+    })
+    return (await response?.json()) as { errors?: unknown[] }
+  }
+
+  it('a light caller’s one read overtakes a heavy caller’s eight queries queued before it', async () => {
+    const listId = upstream.data.lists[0]?.id
+    const held = upstream.hold(/^\/v1\//)
+    const heavy = Array.from({ length: 8 }, () =>
+      ask(
+        'heavy',
+        `{ list(listId: ${listId}) { companies(first: 5) { nodes { financials(first: 1) { totalCount } } } } }`,
+      ),
+    )
+    // Two of the heavy caller's reads take both connections; six more wait.
+    await upstream.waitForCalls((calls) => calls.length === 2)
+    const light = ask('light', '{ lists(first: 1) { totalCount } }')
+    held.release()
+    const answers = await Promise.all([...heavy, light])
+    expect(answers.map((a) => a?.errors)).toEqual(answers.map(() => undefined))
+    const order = upstream.calls().map((c) => c.token)
+    expect(order.indexOf('light')).toBeLessThanOrEqual(3)
   })
 })

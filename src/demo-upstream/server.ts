@@ -42,6 +42,8 @@ export interface ReceivedCall {
   answeredSeq?: number
   /** Status of the answer sent. */
   status?: number
+  /** The connection closed before the answer was sent in full (the caller gave up on it). */
+  abandoned?: boolean
   method: string
   path: string
   query: Record<string, string>
@@ -235,7 +237,6 @@ export class DemoUpstream {
   private async handle(req: IncomingMessage, res: ServerResponse) {
     this.inFlight++
     this.peakInFlight = Math.max(this.peakInFlight, this.inFlight)
-    res.once('close', () => this.inFlight--)
     const url = new URL(req.url ?? '/', 'http://demo')
     const auth = req.headers.authorization
     const token = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length) : undefined
@@ -250,6 +251,13 @@ export class DemoUpstream {
       language,
     }
     this.received.push(call)
+    res.once('close', () => {
+      this.inFlight--
+      if (call.answeredSeq === undefined) {
+        call.abandoned = true
+        this.notify()
+      }
+    })
     this.notify()
     const fault = this.faultFor(url.pathname)
     const holds = [...this.holds].filter((hold) => matches(hold.path, url.pathname))

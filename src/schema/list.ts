@@ -1,6 +1,7 @@
 import { builder } from '../builder.js'
 import { pagedCost, upstreamCost } from '../cost.js'
 import { badUserInput } from '../errors.js'
+import { eachSettled } from '../loaders.js'
 import { connectionKey, pageOverOffsets, sliceOf } from '../paging.js'
 import { listCompanies } from '../upstream/list-companies.js'
 import { type List, listDetails, listOverview, theList } from '../upstream/lists.js'
@@ -38,18 +39,13 @@ const SmartListViewEnum = builder.enumType('SmartListView', {
 export const ListNode = builder.loadableNode(builder.objectRef<List>('List'), {
   description: 'A list of companies owned or shared with the caller.',
   id: { resolve: (list) => list.id },
-  // node(), nodes() and Query.list share one loader: one details call per list and request.
+  // node(), nodes() and Query.list share one loader: one details call per list and operation.
   load: (ids: string[], ctx) =>
-    Promise.all(
-      ids.map((id) => {
-        const listId = Number(id)
-        if (!/^\d{1,15}$/.test(id)) return Promise.resolve(badUserInput('Malformed List ID.', 'id'))
-        return ctx.loaders.upstream
-          .read(listDetails, { listId })
-          .then((response) => theList(response, listId))
-          .catch((error: Error) => error)
-      }),
-    ),
+    eachSettled(ids, async (id) => {
+      if (!/^\d{1,15}$/.test(id)) throw badUserInput('Malformed List ID.', 'id')
+      const listId = Number(id)
+      return theList(await ctx.loaders.upstream.read(listDetails, { listId }), listId)
+    }),
   fields: (t) => ({
     listId: t.exposeInt('id', {
       description: 'Numeric identifier of the list upstream (REST `id`).',
