@@ -1,9 +1,9 @@
-import { Writable } from 'node:stream'
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../src/config.js'
 import { DEMO_TOKEN, DemoUpstream } from '../src/demo-upstream/server.js'
 import { createLogger } from '../src/logger.js'
 import { createGateway } from '../src/yoga.js'
+import { logSink } from './support/log-sink.js'
 import { startStack } from './support/stack.js'
 
 /**
@@ -71,18 +71,21 @@ describe('refused before execution, with a code and no upstream call', () => {
     expect(demo.calls()).toEqual([])
   })
 
+  const listsWith = async (accept: string) =>
+    stack.gateway.yoga.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept,
+        authorization: `Bearer ${DEMO_TOKEN}`,
+      },
+      body: JSON.stringify({ query: '{ lists { totalCount } }' }),
+    })
+
   it.each(['text/plain', 'application/xml', 'application/json; charset=iso-8859-1'])(
     'Accept: %s → 406 before any upstream call',
     async (accept) => {
-      const response = await stack.gateway.yoga.fetch('http://gateway.test/graphql', {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept,
-          authorization: `Bearer ${DEMO_TOKEN}`,
-        },
-        body: JSON.stringify({ query: '{ lists { totalCount } }' }),
-      })
+      const response = await listsWith(accept)
       expect(response.status).toBe(406)
       expect(response.headers.get('accept')).toContain('application/json')
       const body = (await response.json()) as { errors: { extensions: { code: string } }[] }
@@ -97,15 +100,7 @@ describe('refused before execution, with a code and no upstream call', () => {
     'application/graphql-response+json',
     'text/html, application/json;q=0.9',
   ])('Accept: %s is answered', async (accept) => {
-    const response = await stack.gateway.yoga.fetch('http://gateway.test/graphql', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept,
-        authorization: `Bearer ${DEMO_TOKEN}`,
-      },
-      body: JSON.stringify({ query: '{ lists { totalCount } }' }),
-    })
+    const response = await listsWith(accept)
     expect(response.status).toBe(200)
     expect(((await response.json()) as { data: unknown }).data).toEqual({
       lists: { totalCount: data.lists.length },
@@ -140,24 +135,14 @@ describe('a batch never fails as a whole because one key failed', () => {
 })
 
 describe('logs: expected failures once, at their level, with their code', () => {
-  let logged = ''
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      logged += chunk
-      done()
-    },
-  })
-  const lines = () =>
-    logged
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, unknown>)
+  const log = logSink()
+  const lines = log.lines
   const upstream = new DemoUpstream({ data })
   const gateway = (async () => {
     const url = await upstream.start()
     return createGateway(
       { ...loadConfig({ NODE_ENV: 'production' }), upstreamUrl: url, upstreamToken: DEMO_TOKEN },
-      createLogger('info', sink),
+      createLogger('info', log.stream),
     )
   })()
   afterAll(async () => {
@@ -165,7 +150,7 @@ describe('logs: expected failures once, at their level, with their code', () => 
     await upstream.stop()
   })
   const ask = async (query: string, headers: Record<string, string> = {}) => {
-    logged = ''
+    log.clear()
     const response = await (await gateway).yoga.fetch('http://gateway.test/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
@@ -197,7 +182,7 @@ describe('logs: expected failures once, at their level, with their code', () => 
       outcome: 'partial',
       errors: ['FORBIDDEN', 'FORBIDDEN'],
     })
-    expect(logged).not.toContain('"stack"')
+    expect(log.text()).not.toContain('"stack"')
   })
 
   it('refused operations are logged too, with their codes', async () => {

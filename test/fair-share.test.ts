@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { loadConfig } from '../src/config.js'
 import { DEMO_TOKEN, DemoUpstream } from '../src/demo-upstream/server.js'
@@ -9,6 +8,7 @@ import { FairShare, type WaitEnded } from '../src/upstream/fair-share.js'
 import { financials } from '../src/upstream/financials.js'
 import { listDetails } from '../src/upstream/lists.js'
 import { createGateway } from '../src/yoga.js'
+import { logSink } from './support/log-sink.js'
 
 /**
  * How the upstream client shares its connections between operations: round robin between
@@ -74,13 +74,7 @@ describe('the upstream client in an operation’s scope', () => {
   const demo = new DemoUpstream()
   const company = demo.data.companies[3]
   if (!company) throw new Error('no company')
-  let logged = ''
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      logged += chunk
-      done()
-    },
-  })
+  const log = logSink()
   const clients: UpstreamClient[] = []
   const clientWith = (maxConnections: number, timeoutMs = 2000) => {
     const client = new UpstreamClient({
@@ -90,7 +84,7 @@ describe('the upstream client in an operation’s scope', () => {
       maxConnections,
       maxResponseBytes: 1024 * 1024,
       retry: { maxRetries: 2, baseDelayMs: 200, maxDelayMs: 400 },
-      logger: createLogger('debug', sink),
+      logger: createLogger('debug', log.stream),
     })
     clients.push(client)
     return client
@@ -102,7 +96,7 @@ describe('the upstream client in an operation’s scope', () => {
   })
   beforeEach(() => {
     demo.reset()
-    logged = ''
+    log.clear()
   })
 
   const scope = (overrides: Partial<ReadScope> & { budget?: number } = {}) => {
@@ -217,17 +211,14 @@ describe('the upstream client in an operation’s scope', () => {
     backingOff.abort()
     expect(await retrying).toBe('cancelled')
     expect(demo.calls()).toHaveLength(1)
-    expect(logged).not.toMatch(/"level":(40|50)/)
+    expect(log.text()).not.toMatch(/"level":(40|50)/)
   })
 
   it('logs one line per failed read: warn with code, endpoint and status; 404 at info', async () => {
     const client = clientWith(2)
     demo.inject({ path, status: 503 })
     await outcome(client.send(statements, scope()))
-    const lines = logged
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Record<string, unknown>)
+    const lines = log.lines()
     expect(lines.filter((l) => l.msg === 'retrying upstream read').map((l) => l.level)).toEqual([
       20, 20,
     ])
@@ -240,9 +231,9 @@ describe('the upstream client in an operation’s scope', () => {
         endpoint: 'GET /v1/companies/{countryCode}/{companyNumber}/financials',
       }),
     ])
-    logged = ''
+    log.clear()
     await outcome(client.send(prepare(listDetails, { listId: 4242 }), scope()))
-    expect(JSON.parse(logged.trim())).toMatchObject({ level: 30, code: 'NOT_FOUND', status: 404 })
+    expect(log.lines()[0]).toMatchObject({ level: 30, code: 'NOT_FOUND', status: 404 })
   })
 })
 

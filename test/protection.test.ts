@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream'
 import { GraphQLError, getIntrospectionQuery } from 'graphql'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { loadConfig } from '../src/config.js'
@@ -7,6 +6,7 @@ import { maskError } from '../src/errors.js'
 import { createLogger } from '../src/logger.js'
 import { UpstreamError } from '../src/upstream/errors.js'
 import { createGateway } from '../src/yoga.js'
+import { logSink } from './support/log-sink.js'
 import { startStack } from './support/stack.js'
 
 /** What protects the upstream and the callers: shape limits, masking, no leaks. (Budget: budget.test.ts.) */
@@ -123,13 +123,7 @@ describe('no leaks', () => {
   })
 
   describe('tokens', () => {
-    let logged = ''
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        logged += chunk
-        done()
-      },
-    })
+    const log = logSink()
     const upstream = new DemoUpstream({
       data: demo.data,
       tokens: ['secret-caller-token', 'alice', 'bob'],
@@ -140,7 +134,7 @@ describe('no leaks', () => {
       url = await upstream.start()
       gateway = createGateway(
         { ...loadConfig({ NODE_ENV: 'production' }), upstreamUrl: url, upstreamTimeoutMs: 500 },
-        createLogger('debug', sink),
+        createLogger('debug', log.stream),
       )
     })
     afterAll(async () => {
@@ -163,9 +157,9 @@ describe('no leaks', () => {
       )
       const body = await response.text()
       expect(body).toContain('UPSTREAM_ERROR')
-      expect(logged).toContain('"operation":"Statements"')
-      expect(logged).toContain('retrying upstream read')
-      for (const text of [logged, body]) {
+      expect(log.text()).toContain('"operation":"Statements"')
+      expect(log.text()).toContain('retrying upstream read')
+      for (const text of [log.text(), body]) {
         expect(text).not.toContain('secret-caller-token')
         expect(text).not.toContain(url)
       }
