@@ -1,6 +1,6 @@
 import { getVariableValues, parse } from 'graphql'
 import { loadConfig } from '../src/config.js'
-import { estimateUpstreamCalls, operationOf } from '../src/cost.js'
+import { estimateOperation, operationOf } from '../src/cost.js'
 import { DemoData } from '../src/demo-upstream/data.js'
 import { schema } from '../src/schema/index.js'
 import { createGateway } from '../src/yoga.js'
@@ -197,10 +197,10 @@ console.log('\n4. estimate of a query whose fragments spread each other (60 leve
   if (!operation) throw new Error('no operation')
   const variables = getVariableValues(schema, [], {}).coerced ?? {}
   const times = await timed(20, async () =>
-    estimateUpstreamCalls(schema, document, operation, variables),
+    estimateOperation(schema, document, operation, variables),
   )
   console.log(
-    `${source.length} bytes, estimate ${estimateUpstreamCalls(schema, document, operation, variables)} call(s): median ${percentile(times, 0.5).toFixed(2)} ms, max ${(times.at(-1) ?? 0).toFixed(2)} ms (uncached)`,
+    `${source.length} bytes, estimate ${estimateOperation(schema, document, operation, variables).calls} call(s): median ${percentile(times, 0.5).toFixed(2)} ms, max ${(times.at(-1) ?? 0).toFixed(2)} ms (uncached)`,
   )
 }
 await demo.stop()

@@ -23,6 +23,7 @@ export const settings = z
     UPSTREAM_MAX_CONNECTIONS: positive.default(32),
     UPSTREAM_MAX_RESPONSE_BYTES: positive.default(32 * 1024 * 1024),
     MAX_OPERATION_COST: positive.default(1000),
+    MAX_RESULT_OBJECTS: positive.default(20_000),
     MAX_DEPTH: positive.default(16),
     MAX_ALIASES: positive.default(30),
     MAX_BODY_BYTES: positive.default(102_400),
@@ -44,6 +45,8 @@ export const settings = z
     /** A larger upstream body is a bad response, not an out-of-memory. */
     upstreamMaxResponseBytes: e.UPSTREAM_MAX_RESPONSE_BYTES,
     maxOperationCost: e.MAX_OPERATION_COST,
+    /** Objects one response may hold: what the gateway builds costs CPU and memory too. */
+    maxResultObjects: e.MAX_RESULT_OBJECTS,
     maxDepth: e.MAX_DEPTH,
     maxAliases: e.MAX_ALIASES,
     maxBodyBytes: e.MAX_BODY_BYTES,

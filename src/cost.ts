@@ -111,18 +111,26 @@ export function operationOf(
   return operations.find((o) => o.name?.value === operationName)
 }
 
+/** What an operation can cost: upstream calls, and objects in its response. */
+export interface Estimate {
+  /** Upstream calls it can cause. */
+  calls: number
+  /** Objects its response can hold: every object a field returns, times the pages above it. */
+  objects: number
+}
+
 /**
- * Upstream calls an operation can cause, given its coerced variables (defaults applied). Fields
- * are collected as graphql-js executes them (fragments merged, @skip/@include applied), and each
+ * What an operation can cost, given its coerced variables (defaults applied). Fields are
+ * collected as graphql-js executes them (fragments merged, @skip/@include applied), and each
  * selection's cost is computed once per type and what is known of its companies, so the work is
  * proportional to the document, however its fragments spread each other.
  */
-export function estimateUpstreamCalls(
+export function estimateOperation(
   schema: GraphQLSchema,
   document: DocumentNode,
   operation: OperationDefinitionNode,
   variables: Record<string, unknown>,
-): number {
+): Estimate {
   const fragments: Record<string, FragmentDefinitionNode> = Object.create(null)
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition
@@ -136,23 +144,27 @@ export function estimateUpstreamCalls(
     }
     return id
   }
-  const memo = new Map<string, number>()
+  const memo = new Map<string, Estimate>()
 
   /** Cost of selections on a type; an abstract type costs what its most costly member does. */
   const costOf = (
     type: GraphQLNamedType,
     sets: readonly SelectionSetNode[],
     knowledge: CompanyKnowledge,
-  ): number => {
+  ): Estimate => {
     const key = `${type.name}|${knowledge}|${sets.map(idOf).join(',')}`
     let cost = memo.get(key)
     if (cost === undefined) {
-      const objects = isAbstractType(type)
+      const members = isAbstractType(type)
         ? schema.getPossibleTypes(type)
         : isObjectType(type)
           ? [type]
           : []
-      cost = Math.max(0, ...objects.map((object) => costOn(object, sets, knowledge)))
+      const costs = members.map((member) => costOn(member, sets, knowledge))
+      cost = {
+        calls: Math.max(0, ...costs.map((c) => c.calls)),
+        objects: Math.max(0, ...costs.map((c) => c.objects)),
+      }
       memo.set(key, cost)
     }
     return cost
@@ -162,7 +174,7 @@ export function estimateUpstreamCalls(
     type: GraphQLObjectType,
     sets: readonly SelectionSetNode[],
     knowledge: CompanyKnowledge,
-  ): number => {
+  ): Estimate => {
     const fields = new Map<string, FieldNode[]>()
     for (const set of sets) {
       for (const [responseKey, nodes] of collectFields(schema, fragments, variables, type, set)) {
@@ -171,7 +183,7 @@ export function estimateUpstreamCalls(
     }
     const definitions = type.getFields()
     const sharedReads = new Set<string>()
-    let total = 0
+    const total: Estimate = { calls: 0, objects: 0 }
     let named = false
     let asksName = false
     for (const nodes of fields.values()) {
@@ -188,22 +200,26 @@ export function estimateUpstreamCalls(
       }
       if (cost?.isCompanyName) asksName = true
       const below = nodes.flatMap((n) => (n.selectionSet ? [n.selectionSet] : []))
-      const children =
-        below.length === 0
-          ? 0
-          : costOf(getNamedType(definition.type), below, cost?.companies ?? knowledge)
-      total += reads + (cost?.fanOut?.(args) ?? 1) * children
+      if (below.length === 0) {
+        total.calls += reads
+        continue
+      }
+      const fanOut = cost?.fanOut?.(args) ?? 1
+      const children = costOf(getNamedType(definition.type), below, cost?.companies ?? knowledge)
+      total.calls += reads + fanOut * children.calls
+      // The object the field returns (a connection, a list), and what its items hold.
+      total.objects += 1 + fanOut * children.objects
     }
     // A company nothing names costs one read: for its name, or to learn that it exists at all.
     const isCompany = Object.values(definitions).some((f) => costOfField(f)?.isCompanyName)
     if (isCompany && !named && (knowledge === 'unverified' || (knowledge === 'bare' && asksName))) {
-      total += 1
+      total.calls += 1
     }
     return total
   }
 
   const root = schema.getRootType(operation.operation)
-  return root ? costOf(root, [operation.selectionSet], 'carried') : 0
+  return root ? costOf(root, [operation.selectionSet], 'carried') : { calls: 0, objects: 0 }
 }
 
 /** A field's arguments as execution will see them (defaults applied); {} when they are invalid. */

@@ -65,6 +65,8 @@ export class CompanyDirectory {
   private readonly known = new Map<string, CompanyIdentifier>()
   /** The first read in flight (or failed with NOT_FOUND) of each company's own resources. */
   private readonly expected = new Map<string, Promise<CompanyIdentifier>>()
+  /** Every read of each company's own resources: any answer proves the company exists. */
+  private readonly readsOf = new Map<string, Promise<CompanyIdentifier>[]>()
   private readonly loader: DataLoader<CompanyKey, CompanyIdentifier, string>
 
   constructor(private readonly upstream: UpstreamReader) {
@@ -89,10 +91,12 @@ export class CompanyDirectory {
   ): Promise<T> {
     const response = this.upstream.read(endpoint, params)
     const key = companyKeyString(params.company)
+    const identifier = response.then((r) => this.remember(r.identifier))
+    const reads = this.readsOf.get(key)
+    if (reads) reads.push(identifier)
+    else this.readsOf.set(key, [identifier])
     if (!this.known.has(key) && !this.expected.has(key)) {
-      const identifier = response.then((r) => r.identifier)
-      identifier.then(
-        (id) => this.remember(id),
+      identifier.catch(
         // A 404 settles the question for every field of the company; any other failure is the
         // read's own (reported by it), and a name lookup may still try another read.
         (error) => isNotFound(error) || this.expected.delete(key),
@@ -107,15 +111,19 @@ export class CompanyDirectory {
   }
 
   /**
-   * Whether the upstream has the company: false only when it answered 404. Answered by a read
-   * already known or in flight for it, else by the smallest read that names it.
+   * Resolves once the upstream has shown it has the company: it is known from an answer in hand,
+   * or one of the reads made for it succeeds (the smallest one that names it is made if none
+   * is). When every one fails: NOT_FOUND if the upstream said 404, else the first failure, so a
+   * company is never claimed on no evidence.
    */
-  async verify(company: CompanyKey): Promise<boolean> {
+  async verify(company: CompanyKey): Promise<void> {
+    const key = companyKeyString(company)
+    if (this.known.has(key)) return
     try {
-      await this.identify(company)
-      return true
+      await Promise.any(this.readsOf.get(key) ?? [this.identify(company)])
     } catch (error) {
-      return !isNotFound(error)
+      const failures = error instanceof AggregateError ? error.errors : [error]
+      throw failures.find(isNotFound) ?? failures[0]
     }
   }
 

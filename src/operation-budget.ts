@@ -7,7 +7,7 @@ import {
 import type { Plugin } from 'graphql-yoga'
 import { LRUCache } from 'lru-cache'
 import type { Context } from './context.js'
-import { estimateUpstreamCalls, operationOf } from './cost.js'
+import { type Estimate, estimateOperation, operationOf } from './cost.js'
 
 /**
  * The upstream budget of an operation (MAX_OPERATION_COST), kept twice: before execution the
@@ -31,8 +31,8 @@ function refusal(message: string, code: string, options: GraphQLErrorOptions = {
  * same text) and per operation + coerced variables: a repeated operation costs nothing to
  * estimate, and documents dropped from the parser cache take their entries with them.
  */
-export function rememberEstimates(estimate: typeof estimateUpstreamCalls): typeof estimate {
-  const estimates = new WeakMap<DocumentNode, LRUCache<string, number>>()
+export function rememberEstimates(estimate: typeof estimateOperation): typeof estimate {
+  const estimates = new WeakMap<DocumentNode, LRUCache<string, Estimate>>()
   return (schema, document, operation, variables) => {
     let cache = estimates.get(document)
     if (!cache) {
@@ -49,8 +49,16 @@ export function rememberEstimates(estimate: typeof estimateUpstreamCalls): typeo
   }
 }
 
-export function useOperationBudget(maxCost: number): Plugin<Context> {
-  const estimateOf = rememberEstimates(estimateUpstreamCalls)
+export interface BudgetLimits {
+  /** MAX_OPERATION_COST: upstream calls, estimated and drawn from while running. */
+  maxOperationCost: number
+  /** MAX_RESULT_OBJECTS: objects the response may hold, estimated. */
+  maxResultObjects: number
+}
+
+export function useOperationBudget(limits: BudgetLimits): Plugin<Context> {
+  const estimateOf = rememberEstimates(estimateOperation)
+  const { maxOperationCost: limit, maxResultObjects } = limits
   return {
     onExecute({ args, setResultAndStopExecution }) {
       const { operation: scope } = args.contextValue as Context
@@ -72,18 +80,23 @@ export function useOperationBudget(maxCost: number): Plugin<Context> {
         })
         return
       }
-      const estimated = estimateOf(args.schema, args.document, operation, variables.coerced)
-      const cost = () => ({ estimated, limit: maxCost, upstreamCalls: scope.upstreamCalls })
-      if (estimated > maxCost) {
+      const { calls: estimated, objects } = estimateOf(
+        args.schema,
+        args.document,
+        operation,
+        variables.coerced,
+      )
+      const cost = () => ({ estimated, limit, upstreamCalls: scope.upstreamCalls })
+      const tooCostly =
+        estimated > limit
+          ? `This operation could cause up to ${estimated} upstream calls, more than the ${limit} allowed: ask for smaller pages (first/last) or fewer nested connections.`
+          : objects > maxResultObjects
+            ? `This operation could return up to ${objects} objects, more than the ${maxResultObjects} allowed: ask for smaller pages (first/last), fewer aliases or fewer IDs.`
+            : undefined
+      if (tooCostly) {
         scope.end()
         setResultAndStopExecution({
-          errors: [
-            refusal(
-              `This operation could cause up to ${estimated} upstream calls, more than the ${maxCost} allowed: ask for smaller pages (first/last) or fewer nested connections.`,
-              'QUERY_TOO_COSTLY',
-              { extensions: { cost: cost() } },
-            ),
-          ],
+          errors: [refusal(tooCostly, 'QUERY_TOO_COSTLY', { extensions: { cost: cost() } })],
           extensions: { cost: cost() },
         })
         return

@@ -76,7 +76,7 @@ export function createGateway(config: GatewayConfig, logger?: Logger) {
       useReadinessCheck({ endpoint: '/ready', check: () => client.reachable() }),
       useAcceptCheck(graphqlEndpoint),
       ...operationShapeLimits(config),
-      useOperationBudget(config.maxOperationCost),
+      useOperationBudget(config),
     ],
     maskedErrors: { maskError, isDev: !config.production },
     logging: logger ? yogaLogger(logger) : false,

@@ -11,7 +11,7 @@ import {
   parse,
 } from 'graphql'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { estimateUpstreamCalls, operationOf, RELATIONSHIP_FAN_OUT } from '../src/cost.js'
+import { estimateOperation, operationOf, RELATIONSHIP_FAN_OUT } from '../src/cost.js'
 import type { ReceivedCall } from '../src/demo-upstream/server.js'
 import { rememberEstimates } from '../src/operation-budget.js'
 import { schema } from '../src/schema/index.js'
@@ -47,7 +47,7 @@ function estimate(source: string, variables: Record<string, unknown> = {}, name?
   if (!operation) throw new Error('no operation')
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables)
   if (!coerced.coerced) throw new Error(String(coerced.errors))
-  return estimateUpstreamCalls(schema, document, operation, coerced.coerced)
+  return estimateOperation(schema, document, operation, coerced.coerced).calls
 }
 
 interface Cost {
@@ -155,6 +155,34 @@ describe('the estimate before execution', () => {
     expect(demo.calls()).toEqual([])
   })
 
+  it('counts the objects a response can hold: a normal page is far below the bound', () => {
+    const objects = (source: string) => {
+      const document = parse(source)
+      const operation = operationOf(document, undefined)
+      if (!operation) throw new Error('no operation')
+      return estimateOperation(schema, document, operation, {}).objects
+    }
+    // The list, its connection, and 500 × (edge + node).
+    expect(
+      objects('{ list(listId: 1) { companies(first: 500) { edges { node { number } } } } }'),
+    ).toBe(1 + 1 + 500 * 2)
+    expect(objects('{ lists { totalCount } }')).toBe(1)
+  })
+
+  it('refuses a response of more objects than MAX_RESULT_OBJECTS, though it costs two upstream calls', async () => {
+    // One list read, one page of members, repeated under 30 aliases and 2 IDs: 60,000 edges.
+    const page = 'companies(first: 500) { edges { cursor node { id country number name place } } }'
+    const aliases = Array.from({ length: 30 }, (_, i) => `p${i}: ${page}`).join(' ')
+    const list = Buffer.from(`List:${big.id}`).toString('base64url')
+    const { body } = await stack.post(
+      `query($ids: [ID!]!) { nodes(ids: $ids) { ... on List { ${aliases} } } }`,
+      { ids: [list, list] },
+    )
+    expect(body.errors?.map((e) => e.extensions?.code)).toEqual(['QUERY_TOO_COSTLY'])
+    expect(body.errors?.[0]?.message).toMatch(/up to \d+ objects, more than the 20000 allowed/)
+    expect(demo.calls()).toEqual([])
+  })
+
   it('estimates fragments that spread each other in time proportional to the document', async () => {
     // 60 levels, each fragment spreading both of the level below: 2^60 paths when expanded.
     let fragments = `fragment A0 on Company { financials(first: 1) { totalCount } }
@@ -172,13 +200,13 @@ describe('the estimate before execution', () => {
     let runs = 0
     const remembered = rememberEstimates((...args) => {
       runs++
-      return estimateUpstreamCalls(...args)
+      return estimateOperation(...args)
     })
     const document = parse('query($n: Int) { lists(first: $n) { totalCount } }')
     const operation = operationOf(document, undefined)
     if (!operation) throw new Error('no operation')
-    expect(remembered(schema, document, operation, { n: 5 })).toBe(1)
-    expect(remembered(schema, document, operation, { n: 5 })).toBe(1)
+    expect(remembered(schema, document, operation, { n: 5 }).calls).toBe(1)
+    expect(remembered(schema, document, operation, { n: 5 }).calls).toBe(1)
     expect(runs).toBe(1)
     remembered(schema, document, operation, { n: 6 })
     remembered(schema, parse('query($n: Int) { lists(first: $n) { totalCount } }'), operation, {

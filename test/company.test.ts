@@ -170,16 +170,26 @@ describe('upstream failures reach the client as coded errors on the failing fiel
     [403, 'FORBIDDEN'],
     [500, 'UPSTREAM_ERROR'],
     [503, 'UPSTREAM_ERROR'],
-  ])('upstream %i → %s', async (status, code) => {
-    demo.inject({ path: financialsPath, status })
-    const result = await stack.execute(CompanyFinancials, { ...vars, first: 2 })
-    expect(result.status).toBe(200)
-    expect(result.data).toEqual({ company: null })
-    expect(result.errors?.map((e) => [e.path, e.extensions?.code])).toContainEqual([
-      ['company', 'financials'],
-      code,
+  ])(
+    'upstream %i on the company’s only read → %s on the company, never a ghost',
+    async (status, code) => {
+      demo.inject({ path: financialsPath, status })
+      const result = await stack.execute(CompanyFinancials, { ...vars, first: 2 })
+      expect(result.status).toBe(200)
+      expect(result.data).toEqual({ company: null })
+      expect(result.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([[['company'], code]])
+      expect(result.errors?.[0]?.message).not.toContain(demo.url)
+    },
+  )
+
+  it('a failed read beside one that succeeds fails only its field: the company exists', async () => {
+    demo.inject({ path: financialsPath, status: 503 })
+    const { body } = await stack.post(
+      `{ company(country: ${company.country}, number: "${company.companyNumber}") { number shareholders { name } statements: financials(first: 1) { totalCount } } }`,
+    )
+    expect(body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+      [['company', 'statements'], 'UPSTREAM_ERROR'],
     ])
-    expect(result.errors?.[0]?.message).not.toContain(demo.url)
   })
 
   it('429 → RATE_LIMITED with retryAfterSeconds', async () => {
@@ -241,11 +251,26 @@ describe('caller headers', () => {
 
   it('without a token anywhere: UNAUTHENTICATED and no upstream call', async () => {
     const result = await stack.execute(CompanyName, vars, {})
-    expect(result.errors?.map((e) => e.extensions?.code)).toEqual([
-      'UNAUTHENTICATED',
-      'UNAUTHENTICATED',
+    expect(result.data).toEqual({ company: null })
+    expect(result.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+      [['company'], 'UNAUTHENTICATED'],
     ])
     expect(demo.calls()).toEqual([])
+  })
+
+  it.each([
+    ['no token', {}],
+    ['a token the upstream refuses', { authorization: 'Bearer revoked' }],
+  ])('with %s, a company asked only for its number is no ghost', async (_what, headers) => {
+    const { body } = await stack.post(
+      `{ company(country: ${company.country}, number: "${company.companyNumber}") { id country number } }`,
+      {},
+      headers,
+    )
+    expect(body.data).toEqual({ company: null })
+    expect(body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+      [['company'], 'UNAUTHENTICATED'],
+    ])
   })
 })
 

@@ -180,7 +180,7 @@ describe('logs: expected failures once, at their level, with their code', () => 
     expect(all.find((l) => l.msg === 'operation')).toMatchObject({
       operation: 'Statements',
       outcome: 'partial',
-      errors: ['FORBIDDEN', 'FORBIDDEN'],
+      errors: ['FORBIDDEN'],
     })
     expect(log.text()).not.toContain('"stack"')
   })

@@ -6,6 +6,7 @@ import { upstreamCost } from '../cost.js'
 import { badUserInput, notFound } from '../errors.js'
 import { startSelectedReads } from '../prefetch.js'
 import type { CompanyIdentifier, CompanyKey } from '../upstream/common.js'
+import type { UpstreamError } from '../upstream/errors.js'
 
 /**
  * A company, known at least by country and number. Name and place come along when the response
@@ -90,9 +91,10 @@ export function companyFromId(key: string): CompanyKey {
 }
 
 /**
- * A company asked for by number (company(), node()): it resolves once the upstream is known to
- * have it, and is null with NOT_FOUND otherwise. The reads its selected fields need start first,
- * so that one of them is the check: no extra upstream call and no extra round trip.
+ * A company asked for by number (company(), node()): it resolves once the upstream has shown it
+ * has it, and is null otherwise: with NOT_FOUND when the upstream does not know it, with the
+ * failure's own code when it could not say. The reads its selected fields need start first, so
+ * that one of them is the check: no extra upstream call and no extra round trip.
  */
 export async function existingCompany(
   company: CompanyKey,
@@ -102,7 +104,10 @@ export async function existingCompany(
   const type = info.schema.getType('Company') as GraphQLObjectType
   // A field that refused its arguments nulls the company anyway: no read to check it.
   if (await startSelectedReads(company, type, ctx, info)) return company
-  if (!(await ctx.loaders.companies.verify(company))) {
+  try {
+    await ctx.loaders.companies.verify(company)
+  } catch (error) {
+    if ((error as UpstreamError).code !== 'NOT_FOUND') throw error
     throw notFound(`The upstream knows no company ${company.country} ${company.companyNumber}.`)
   }
   return company
