@@ -23,12 +23,14 @@ const SERVED_MEDIA_TYPES = [
   'text/event-stream',
 ]
 
-/** Whether an Accept header (absent: anything) admits one of the served types, as yoga reads it. */
+/** Whether an Accept header (absent: anything) admits one of the served types. */
 export function acceptsServedType(accept: string | null): boolean {
   for (const part of (accept ?? '*/*').replace(/\s/g, '').toLowerCase().split(',')) {
     const [range = '', ...params] = part.split(';')
     const charset = params.find((p) => p.startsWith('charset='))
     if (charset !== undefined && charset !== 'charset=utf-8') continue
+    // q=0 means "not acceptable" (RFC 9110 §12.4.2).
+    if (params.some((p) => /^q=0(\.0{0,3})?$/.test(p))) continue
     const [type, subtype] = range.split('/')
     if (
       SERVED_MEDIA_TYPES.some((served) => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { setMaxListeners } from 'node:events'
+import type { IncomingMessage } from 'node:http'
 import type { YogaInitialContext } from 'graphql-yoga'
 import { keyedHash } from './keyed-hash.js'
 import { createLoaders, type Loaders } from './loaders.js'
@@ -49,7 +50,7 @@ export interface ContextSettings {
 export function contextFactory(client: UpstreamClient, settings: ContextSettings) {
   const hash = (parts: readonly string[], length?: number) =>
     keyedHash(settings.gatewaySecret, parts, length)
-  return ({ request }: YogaInitialContext): Context => {
+  return ({ request, req }: YogaInitialContext & { req?: IncomingMessage }): Context => {
     const token = bearerToken(request.headers.get('authorization'))
     const ended = new AbortController()
     // Every read of the operation listens for its end: hundreds is normal, not a leak.
@@ -60,8 +61,12 @@ export function contextFactory(client: UpstreamClient, settings: ContextSettings
     let used = 0
     const operation: Operation = {
       caller: { token, language: languageOf(request.headers.get('accept-language')) },
-      // Callers share connections fairly by their token; a caller without one is on its own.
-      fairnessKey: token === undefined ? randomUUID() : hash(['fairness', token]),
+      // Callers share connections fairly by their token, or else by their address, so that
+      // sending no token, or many operations at once, buys no bigger share.
+      fairnessKey: hash([
+        'fairness',
+        token ?? `address ${req?.socket.remoteAddress ?? randomUUID()}`,
+      ]),
       signal: ended.signal,
       deadline: Date.now() + settings.operationTimeoutMs,
       limit: settings.maxOperationCost,

@@ -1,5 +1,5 @@
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql'
-import { createYoga, useReadinessCheck } from 'graphql-yoga'
+import { createYoga, useExecutionCancellation, useReadinessCheck } from 'graphql-yoga'
 import { operationShapeLimits, useAcceptCheck } from './admission.js'
 import type { Config } from './config.js'
 import { type Context, contextFactory } from './context.js'
@@ -77,6 +77,8 @@ export function createGateway(config: GatewayConfig, logger?: Logger) {
       useAcceptCheck(graphqlEndpoint),
       ...operationShapeLimits(config),
       useOperationBudget(config),
+      // A client that goes away stops the execution of its operation, not only its reads.
+      useExecutionCancellation(),
     ],
     maskedErrors: { maskError, isDev: !config.production },
     logging: logger ? yogaLogger(logger) : false,

@@ -206,6 +206,23 @@ describe('a cursor pages only the connection it came from', () => {
     expect(demo.calls()).toEqual([])
   })
 
+  it('a contacts cursor is refused in another language: the search also reads job titles', async () => {
+    const search = { ...at(staffed), q: 'er', first: 2 }
+    const page = await stack.execute(Contacts, search, {
+      authorization: 'Bearer demo-token',
+      'accept-language': 'en',
+    })
+    const after = page.data?.company?.contacts.pageInfo.endCursor
+    demo.reset()
+    const dutch = await stack.execute(
+      Contacts,
+      { ...search, after },
+      { authorization: 'Bearer demo-token', 'accept-language': 'nl' },
+    )
+    expect(dutch.errors?.map((e) => e.extensions?.code)).toEqual(['BAD_USER_INPUT'])
+    expect(demo.calls()).toEqual([])
+  })
+
   it('a contacts cursor is refused with other filters, accepted with the same ones in any order', async () => {
     const filtered = { ...at(staffed), seniorities: ['C_LEVEL', 'VP', 'MANAGER'], first: 1 }
     const page = await stack.execute(Contacts, filtered)

@@ -82,17 +82,21 @@ describe('refused before execution, with a code and no upstream call', () => {
       body: JSON.stringify({ query: '{ lists { totalCount } }' }),
     })
 
-  it.each(['text/plain', 'application/xml', 'application/json; charset=iso-8859-1'])(
-    'Accept: %s → 406 before any upstream call',
-    async (accept) => {
-      const response = await listsWith(accept)
-      expect(response.status).toBe(406)
-      expect(response.headers.get('accept')).toContain('application/json')
-      const body = (await response.json()) as { errors: { extensions: { code: string } }[] }
-      expect(body.errors.map((e) => e.extensions.code)).toEqual(['NOT_ACCEPTABLE'])
-      expect(demo.calls()).toEqual([])
-    },
-  )
+  it.each([
+    'text/plain',
+    'application/xml',
+    'application/json; charset=iso-8859-1',
+    'application/json;q=0',
+    '*/*;q=0',
+    'text/html, */*;q=0',
+  ])('Accept: %s → 406 before any upstream call', async (accept) => {
+    const response = await listsWith(accept)
+    expect(response.status).toBe(406)
+    expect(response.headers.get('accept')).toContain('application/json')
+    const body = (await response.json()) as { errors: { extensions: { code: string } }[] }
+    expect(body.errors.map((e) => e.extensions.code)).toEqual(['NOT_ACCEPTABLE'])
+    expect(demo.calls()).toEqual([])
+  })
 
   it.each([
     '*/*',

@@ -1,3 +1,7 @@
+import { once } from 'node:events'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { loadConfig } from '../src/config.js'
 import { DEMO_TOKEN, DemoUpstream } from '../src/demo-upstream/server.js'
@@ -277,5 +281,52 @@ describe('through the gateway: callers are told apart by their token', () => {
     expect(answers.map((a) => a?.errors)).toEqual(answers.map(() => undefined))
     const order = upstream.calls().map((c) => c.token)
     expect(order.indexOf('light')).toBeLessThanOrEqual(3)
+  })
+})
+
+describe('through the gateway with a service token: callers without one are told apart by address', () => {
+  const upstream = new DemoUpstream()
+  let gateway: ReturnType<typeof createGateway> | undefined
+  const server = createServer((req, res) => gateway?.yoga(req, res))
+  let address = ''
+  beforeAll(async () => {
+    gateway = createGateway({
+      ...loadConfig({}),
+      upstreamUrl: await upstream.start(),
+      upstreamToken: DEMO_TOKEN,
+      upstreamMaxConnections: 2,
+    })
+    server.listen(0, '127.0.0.1')
+    await once(server, 'listening')
+    address = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`
+  })
+  afterAll(async () => {
+    server.closeAllConnections()
+    await new Promise((resolve) => server.close(resolve))
+    await gateway?.close()
+    await upstream.stop()
+  })
+  const ask = (query: string, headers: Record<string, string> = {}) =>
+    fetch(address, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ query }),
+    }).then((r) => r.json() as Promise<{ errors?: unknown[] }>)
+
+  it('eight operations sent without a token get one share between them, not eight', async () => {
+    const listId = upstream.data.lists[0]?.id
+    const held = upstream.hold(/^\/v1\//)
+    const heavy = Array.from({ length: 8 }, () =>
+      ask(`{ list(listId: ${listId}) { companies(first: 5) { nodes { number } } } }`),
+    )
+    await upstream.waitForCalls((calls) => calls.length === 2)
+    const light = ask('{ lists(first: 1) { totalCount } }', { authorization: 'Bearer light' })
+    // Let the light read join the queue (a settling pause, not a measurement).
+    await sleep(100)
+    held.release()
+    const answers = await Promise.all([...heavy, light])
+    expect(answers.map((a) => a.errors)).toEqual(answers.map(() => undefined))
+    // With one share per operation it would wait behind the other seven (about tenth).
+    expect(upstream.calls().findIndex((c) => c.path === '/v1/lists')).toBeLessThanOrEqual(5)
   })
 })

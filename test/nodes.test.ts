@@ -1,8 +1,20 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { graphql } from './gql/index.js'
 import { startStack } from './support/stack.js'
 
 /** Relay global object identification: node(id) and nodes(ids) for List, Company and Contact. */
+
+// Counts the keyed hashes the gateway computes (Contact IDs), to show what is hashed once.
+const hashes = vi.hoisted(() => ({ count: 0 }))
+vi.mock('../src/keyed-hash.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../src/keyed-hash.js')>()
+  return {
+    keyedHash: (...args: Parameters<typeof actual.keyedHash>) => {
+      hashes.count++
+      return actual.keyedHash(...args)
+    },
+  }
+})
 
 const stack = await startStack()
 const { demo } = stack
@@ -175,6 +187,10 @@ describe('node(id)', () => {
     [globalId('Company', 'XX:123'), 'an unknown country'],
     [globalId('Contact', '{"not":"a tuple"}'), 'a Contact ID that is no contact key'],
     [globalId('Contact', 'BE:0922178703:Jan.Peeters'), 'a Contact ID in a readable form'],
+    [globalId('Company', 'BE:BE0922178703'), 'a Company ID with the number spelled otherwise'],
+    [globalId('Company', 'BE:0922.178.703'), 'a Company ID with dots'],
+    [globalId('Company', 'BE:922178703'), 'a Company ID without the leading 0'],
+    [globalId('List', '01001'), 'a List ID with a leading 0'],
   ])('refuses %s (%s) with BAD_USER_INPUT and no upstream call', async (id) => {
     const result = await stack.execute(Node, { id })
     expect(result.data).toEqual({ node: null })
@@ -300,6 +316,20 @@ describe('Contact IDs against what the upstream really does', () => {
       })
       expect(staff.find((c) => c.contactId === contact.contactId)?.id).toBe(contact.id)
     }
+  })
+})
+
+describe('many Contact IDs of one company', () => {
+  it('hash its contacts once, not once per ID', async () => {
+    const contacts = await contactsOfCompany()
+    const everyone = data.contactsOf(company).length
+    demo.reset()
+    hashes.count = 0
+    const result = await stack.execute(Nodes, { ids: contacts.map((c) => c.id) })
+    expect(result.errors).toBeUndefined()
+    expect(demo.calls().filter((c) => c.path === contactsPath)).toHaveLength(1)
+    // Two tags per contact of the company, two per ID answered, one for the caller's share.
+    expect(hashes.count).toBeLessThanOrEqual(2 * everyone + 2 * contacts.length + 1)
   })
 })
 

@@ -77,7 +77,10 @@ export function companyFromInput(
   return { country, companyNumber: check.number }
 }
 
-/** The key inside a Company ID: `<country>:<number>`, checked like a number argument. */
+/**
+ * The key inside a Company ID: `<country>:<number>`, the number exactly as the gateway writes it
+ * (a Relay client must get back the ID it asked for, so no other spelling is accepted).
+ */
 export function companyFromId(key: string): CompanyKey {
   const [country, number, ...rest] = key.split(':')
   if (
@@ -87,7 +90,9 @@ export function companyFromId(key: string): CompanyKey {
   ) {
     throw badUserInput('Malformed Company ID.', 'id')
   }
-  return companyFromInput(country as CompanyKey['country'], number, 'id')
+  const company = companyFromInput(country as CompanyKey['country'], number, 'id')
+  if (company.companyNumber !== number) throw badUserInput('Malformed Company ID.', 'id')
+  return company
 }
 
 /**

@@ -6,7 +6,7 @@ import { connectionKey, MAX_PAGE, pageOverOffsets, sliceOf } from '../paging.js'
 import type { CompanyIdentifier, CompanyKey } from '../upstream/common.js'
 import { type CompanyContact, companyContacts } from '../upstream/company-contacts.js'
 import { listContacts } from '../upstream/list-contacts.js'
-import { CompanyType, companyFromInput } from './company.js'
+import { CompanyType, companyFromId } from './company.js'
 import { ListNode } from './list.js'
 
 /** Contact persons, of a company or saved in a list. */
@@ -41,6 +41,29 @@ function personTags(contact: CompanyContact, company: CompanyKey, ctx: Context) 
 const CONTACT_KEY = /^(BE|NL|FR):(\d{1,20}):([\w-]{16})\.([\w-]{6})$/
 
 /**
+ * The people of one contacts answer by person tag, made once per answer: node() of many IDs of
+ * one company hashes its contacts once, not once per ID.
+ */
+const peopleByTag = new WeakMap<object, Map<string, { item: CompanyContact; role: string }[]>>()
+
+function peopleOf(
+  page: { data: readonly CompanyContact[] },
+  company: CompanyKey,
+  ctx: Context,
+): Map<string, { item: CompanyContact; role: string }[]> {
+  let people = peopleByTag.get(page)
+  if (!people) {
+    people = new Map()
+    for (const item of page.data) {
+      const { person, role } = personTags(item, company, ctx)
+      people.set(person, [...(people.get(person) ?? []), { item, role }])
+    }
+    peopleByTag.set(page, people)
+  }
+  return people
+}
+
+/**
  * A contact by the key of its ID, from its company's contacts: one read of up to 500 (more only
  * for a company with more contacts). NOT_FOUND when nobody there has that name any more.
  */
@@ -48,7 +71,7 @@ export async function contactByKey(key: string, ctx: Context): Promise<ContactRe
   const match = CONTACT_KEY.exec(key)
   if (!match) throw badUserInput('Malformed Contact ID.', 'id')
   const [, country, number, person, role] = match as unknown as [string, ...string[]]
-  const company = companyFromInput(country as CompanyKey['country'], number ?? '', 'id')
+  const company = companyFromId(`${country}:${number}`)
   const namesakes: ContactRef[] = []
   for (let offset = 0; ; offset += MAX_PAGE) {
     const page = await ctx.loaders.companies.read(companyContacts, {
@@ -56,11 +79,9 @@ export async function contactByKey(key: string, ctx: Context): Promise<ContactRe
       limit: MAX_PAGE,
       offset,
     })
-    for (const item of page.data) {
-      const tags = personTags(item, company, ctx)
-      if (tags.person !== person) continue
-      const contact = contactOf(item, ctx.loaders.companies.remember(page.identifier))
-      if (tags.role === role) return contact
+    for (const candidate of peopleOf(page, company, ctx).get(person ?? '') ?? []) {
+      const contact = contactOf(candidate.item, ctx.loaders.companies.remember(page.identifier))
+      if (candidate.role === role) return contact
       namesakes.push(contact)
     }
     if (offset + MAX_PAGE >= page.pagination.total) break
@@ -166,6 +187,8 @@ builder.objectField(CompanyType, 'contacts', (t) =>
           'companyContacts',
           company.country,
           company.companyNumber,
+          // q also searches job titles, which come in the caller's language.
+          ctx.operation.caller.language,
           filters.q,
           filters.onlyOfficialRoles,
           filters.seniorities,

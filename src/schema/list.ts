@@ -42,7 +42,8 @@ export const ListNode = builder.loadableNode(builder.objectRef<List>('List'), {
   // node(), nodes() and Query.list share one loader: one details call per list and operation.
   load: (ids: string[], ctx) =>
     eachSettled(ids, async (id) => {
-      if (!/^\d{1,15}$/.test(id)) throw badUserInput('Malformed List ID.', 'id')
+      // Digits as the gateway writes them: a Relay client must get back the ID it asked for.
+      if (!/^(0|[1-9]\d{0,14})$/.test(id)) throw badUserInput('Malformed List ID.', 'id')
       const listId = Number(id)
       return theList(await ctx.loaders.upstream.read(listDetails, { listId }), listId)
     }),
