@@ -92,6 +92,8 @@ export class CompanyDirectory {
     const response = this.upstream.read(endpoint, params)
     const key = companyKeyString(params.company)
     const identifier = response.then((r) => this.remember(r.identifier))
+    // Its failure is the response's own, reported by whoever awaits that; verify() reads it too.
+    identifier.catch(() => {})
     const reads = this.readsOf.get(key)
     if (reads) reads.push(identifier)
     else this.readsOf.set(key, [identifier])
