@@ -152,7 +152,10 @@ export function estimateOperation(
     sets: readonly SelectionSetNode[],
     knowledge: CompanyKnowledge,
   ): Estimate => {
-    const key = `${type.name}|${knowledge}|${sets.map(idOf).join(',')}`
+    const key = `${type.name}|${knowledge}|${sets
+      .map(idOf)
+      .sort((x, y) => x - y)
+      .join(',')}`
     let cost = memo.get(key)
     if (cost === undefined) {
       const members = isAbstractType(type)
@@ -175,10 +178,14 @@ export function estimateOperation(
     sets: readonly SelectionSetNode[],
     knowledge: CompanyKnowledge,
   ): Estimate => {
-    const fields = new Map<string, FieldNode[]>()
+    // A field node reached through several sets (fragments spread by each of them) counts once:
+    // repeated, the sets below would multiply at every level.
+    const fields = new Map<string, Set<FieldNode>>()
     for (const set of sets) {
       for (const [responseKey, nodes] of collectFields(schema, fragments, variables, type, set)) {
-        fields.set(responseKey, [...(fields.get(responseKey) ?? []), ...nodes])
+        const merged = fields.get(responseKey) ?? new Set()
+        for (const node of nodes) merged.add(node)
+        fields.set(responseKey, merged)
       }
     }
     const definitions = type.getFields()
@@ -186,7 +193,8 @@ export function estimateOperation(
     const total: Estimate = { calls: 0, objects: 0 }
     let named = false
     let asksName = false
-    for (const nodes of fields.values()) {
+    for (const merged of fields.values()) {
+      const nodes = [...merged]
       const node = nodes[0]
       const definition = node && definitions[node.name.value]
       if (!node || !definition) continue

@@ -2,7 +2,13 @@ import {
   type DocumentNode,
   GraphQLError,
   type GraphQLErrorOptions,
+  type GraphQLSchema,
   getVariableValues,
+  isNonNullType,
+  type OperationDefinitionNode,
+  TypeInfo,
+  ValidationContext,
+  type VariableNode,
 } from 'graphql'
 import type { Plugin } from 'graphql-yoga'
 import { LRUCache } from 'lru-cache'
@@ -49,6 +55,28 @@ export function rememberEstimates(estimate: typeof estimateOperation): typeof es
   }
 }
 
+/**
+ * The variables of an operation used where a value is required (a non-null argument, `@include`'s
+ * `if`), per document and operation. A nullable variable with a default may stand there (the
+ * GraphQL spec allows it), and then an explicit `null` for it passes coercion but fails
+ * execution with an uncoded error; it is refused up front instead.
+ */
+function requiredVariables() {
+  const known = new WeakMap<OperationDefinitionNode, Map<string, VariableNode>>()
+  return (schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode) => {
+    let required = known.get(operation)
+    if (!required) {
+      required = new Map()
+      const context = new ValidationContext(schema, document, new TypeInfo(schema), () => {})
+      for (const usage of context.getRecursiveVariableUsages(operation)) {
+        if (usage.type && isNonNullType(usage.type)) required.set(usage.node.name.value, usage.node)
+      }
+      known.set(operation, required)
+    }
+    return required
+  }
+}
+
 export interface BudgetLimits {
   /** MAX_OPERATION_COST: upstream calls, estimated and drawn from while running. */
   maxOperationCost: number
@@ -58,6 +86,7 @@ export interface BudgetLimits {
 
 export function useOperationBudget(limits: BudgetLimits): Plugin<Context> {
   const estimateOf = rememberEstimates(estimateOperation)
+  const requiredOf = requiredVariables()
   const { maxOperationCost: limit, maxResultObjects } = limits
   return {
     onExecute({ args, setResultAndStopExecution }) {
@@ -80,13 +109,32 @@ export function useOperationBudget(limits: BudgetLimits): Plugin<Context> {
         })
         return
       }
+      const nulls = [...requiredOf(args.schema, args.document, operation)].filter(
+        ([name]) => variables.coerced[name] === null,
+      )
+      if (nulls.length > 0) {
+        scope.end()
+        setResultAndStopExecution({
+          errors: nulls.map(([name, node]) =>
+            refusal(`Variable "$${name}" is null where a value is required.`, 'BAD_USER_INPUT', {
+              nodes: node,
+            }),
+          ),
+        })
+        return
+      }
       const { calls: estimated, objects } = estimateOf(
         args.schema,
         args.document,
         operation,
         variables.coerced,
       )
-      const cost = () => ({ estimated, limit, upstreamCalls: scope.upstreamCalls })
+      const cost = () => ({
+        estimated,
+        limit,
+        upstreamCalls: scope.upstreamCalls,
+        cacheHits: scope.cacheHits,
+      })
       const tooCostly =
         estimated > limit
           ? `This operation could cause up to ${estimated} upstream calls, more than the ${limit} allowed: ask for smaller pages (first/last) or fewer nested connections.`
@@ -106,7 +154,9 @@ export function useOperationBudget(limits: BudgetLimits): Plugin<Context> {
           if (Symbol.asyncIterator in result) return
           // Reads still pending (siblings of a field whose error nulled their parent) are dropped.
           scope.end()
-          setResult({ ...result, extensions: { ...result.extensions, cost: cost() } })
+          const stale =
+            scope.staleReads > 0 ? { cache: { stale: true, staleReads: scope.staleReads } } : {}
+          setResult({ ...result, extensions: { ...result.extensions, cost: cost(), ...stale } })
         },
       }
     },

@@ -81,7 +81,12 @@ describe('the estimate before execution', () => {
     expect(result.errors).toBeUndefined()
     const cost = result.extensions?.cost as Cost
     // list + members + 50 × (statements + lookalikes + 3 lookalike names + relationships)
-    expect(cost).toEqual({ estimated: 2 + 50 * 6, limit: 1000, upstreamCalls: demo.calls().length })
+    expect(cost).toEqual({
+      estimated: 2 + 50 * 6,
+      limit: 1000,
+      upstreamCalls: demo.calls().length,
+      cacheHits: 0,
+    })
     expect(cost.upstreamCalls).toBeLessThanOrEqual(cost.estimated)
   })
 
@@ -140,7 +145,12 @@ describe('the estimate before execution', () => {
       'query($n: Int = 500) { list(listId: 1001) { companies(first: $n) { nodes { lookalikes(first: 3) { nodes { name } } } } } }',
     )
     expect(body.errors?.map((e) => e.extensions?.code)).toEqual(['QUERY_TOO_COSTLY'])
-    expect(costOf(body)).toEqual({ estimated: 2 + 500 * 4, limit: 1000, upstreamCalls: 0 })
+    expect(costOf(body)).toEqual({
+      estimated: 2 + 500 * 4,
+      limit: 1000,
+      upstreamCalls: 0,
+      cacheHits: 0,
+    })
     expect(demo.calls()).toEqual([])
   })
 
@@ -151,7 +161,9 @@ describe('the estimate before execution', () => {
     expect(status).toBe(200)
     expect(body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COSTLY')
     expect(body.errors?.[0]?.message).toMatch(/up to 250501 upstream calls/)
-    expect(body.extensions).toEqual({ cost: { estimated: 250_501, limit: 1000, upstreamCalls: 0 } })
+    expect(body.extensions).toEqual({
+      cost: { estimated: 250_501, limit: 1000, upstreamCalls: 0, cacheHits: 0 },
+    })
     expect(demo.calls()).toEqual([])
   })
 
@@ -193,7 +205,34 @@ describe('the estimate before execution', () => {
     }
     const { body } = await stack.post(`{ company(${at}) { ...A60 ...B60 } }\n${fragments}`)
     expect(body.errors).toBeUndefined()
-    expect(costOf(body)).toEqual({ estimated: 1, limit: 1000, upstreamCalls: 1 })
+    expect(costOf(body)).toEqual({ estimated: 1, limit: 1000, upstreamCalls: 1, cacheHits: 0 })
+  })
+
+  it('estimates fragments that several fragments of the level above spread, without blowing up', async () => {
+    // Levels alternate Company → shareholders → Relationship → company, and each of three
+    // fragments of a level spreads all three of the next: 3^12 paths when expanded. Before, each
+    // spread was collected again for every fragment above it, and a 1.7 KB query held the
+    // server for 11 seconds.
+    const levels = 12
+    const name = (level: number, j: number) => `${'abc'[j]}${level}`
+    const spreads = (level: number) => [0, 1, 2].map((j) => `...${name(level, j)}`).join(' ')
+    let fragments = ''
+    for (let level = 1; level <= levels; level++) {
+      const onCompany = level % 2 === 1
+      const inner =
+        level < levels
+          ? `${onCompany ? 'shareholders' : 'company'} { ${spreads(level + 1)} }`
+          : onCompany
+            ? 'number'
+            : 'name'
+      for (let j = 0; j < 3; j++) {
+        fragments += `\nfragment ${name(level, j)} on ${onCompany ? 'Company' : 'Relationship'} { ${inner} }`
+      }
+    }
+    const { body } = await stack.post(`{ company(${at}) { ${spreads(1)} } }${fragments}`)
+    // Refused on its estimate (shareholders assumed 10 per company, 6 levels deep), not hung.
+    expect(body.errors?.map((e) => e.extensions?.code)).toEqual(['QUERY_TOO_COSTLY'])
+    expect(costOf(body).upstreamCalls).toBe(0)
   })
 
   it('estimates each document and variables once', () => {
@@ -267,7 +306,7 @@ describe('the budget while the operation runs', () => {
     const { body } = await twelve.post(
       `{ list(listId: ${big.id}) { companies(first: 5) { nodes { number financials(first: 1) { totalCount } } } } }`,
     )
-    expect(costOf(body)).toEqual({ estimated: 7, limit: 12, upstreamCalls: 12 })
+    expect(costOf(body)).toEqual({ estimated: 7, limit: 12, upstreamCalls: 12, cacheHits: 0 })
     expect(twelve.demo.calls()).toHaveLength(12)
   })
 
@@ -279,7 +318,7 @@ describe('the budget while the operation runs', () => {
       `{ company(country: ${held.country}, number: "${held.companyNumber}") { shareholders { company { number financials(first: 1) { totalCount } } } } }`,
     )
     // Estimated with 10 shareholders: 1 + 10; run with the real ones until the budget is spent.
-    expect(costOf(body)).toEqual({ estimated: 11, limit: 15, upstreamCalls: 15 })
+    expect(costOf(body)).toEqual({ estimated: 11, limit: 15, upstreamCalls: 15, cacheHits: 0 })
     expect(fifteen.demo.calls()).toHaveLength(15)
     const refused = (body.errors ?? []).filter((e) => e.extensions?.code === 'QUERY_TOO_COSTLY')
     expect(refused).toHaveLength(owners.length - 14)

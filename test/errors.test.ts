@@ -45,6 +45,28 @@ describe('refused before execution, with a code and no upstream call', () => {
     expect(demo.calls()).toEqual([])
   })
 
+  it.each([
+    ['a non-null argument', 'query($ids: [ID!] = ["x"]) { nodes(ids: $ids) { id } }', 'ids'],
+    ['@include', 'query($v: Boolean = true) { lists @include(if: $v) { totalCount } }', 'v'],
+    ['node(id:)', 'query($id: ID = "x") { node(id: $id) { id } }', 'id'],
+    [
+      'a company number',
+      'query($n: String = "0922178703") { company(country: BE, number: $n) { name } }',
+      'n',
+    ],
+  ])(
+    'an explicit null for a variable with a default, used in %s → BAD_USER_INPUT',
+    async (_where, query, name) => {
+      const { status, body } = await stack.post(query, { [name]: null })
+      expect(status).toBe(200)
+      expect(body.data).toBeUndefined()
+      expect(body.errors?.map((e) => [e.extensions?.code, e.message])).toEqual([
+        ['BAD_USER_INPUT', `Variable "$${name}" is null where a value is required.`],
+      ])
+      expect(demo.calls()).toEqual([])
+    },
+  )
+
   it('an operationName the document does not hold → OPERATION_RESOLUTION_FAILURE (yoga’s code)', async () => {
     const response = await stack.gateway.yoga.fetch('http://gateway.test/graphql', {
       method: 'POST',
