@@ -1,7 +1,9 @@
 import { getVariableValues, parse } from 'graphql'
+import { Pool, request } from 'undici'
 import { loadConfig } from '../src/config.js'
 import { estimateOperation, operationOf } from '../src/cost.js'
 import { DemoData } from '../src/demo-upstream/data.js'
+import type { ReceivedCall } from '../src/demo-upstream/server.js'
 import { schema } from '../src/schema/index.js'
 import { createGateway } from '../src/yoga.js'
 import { startDemoThread } from './demo-thread.js'
@@ -9,7 +11,11 @@ import { startDemoThread } from './demo-thread.js'
 /**
  * `npm run bench`: measured figures, never asserted. The demo upstream runs on its own thread
  * (loopback HTTP), as a real upstream runs elsewhere. Bounded: a fixed number of operations per
- * scenario, then it stops (about a minute).
+ * scenario, then it stops (about a minute and a half).
+ *
+ * Scenarios 1–4 measure the gateway's own work and its upstream calls: they run with the
+ * cross-operation cache off (CACHE_TTL_SECONDS=0), or their warm-ups would fill it and the
+ * figures would lie. Scenarios 5 and 6 measure the cache, on (default TTL) and off side by side.
  *
  * 1. The frontend traversal (list → 40 companies → financials + 3 lookalikes { name financials }
  *    + shareholders { company { name } }) at 0, 20 and 50 ms upstream latency, with the default
@@ -18,6 +24,14 @@ import { startDemoThread } from './demo-thread.js'
  * 2. Throughput of a small query (a company's name and 5 full statements), 20 in flight.
  * 3. Fairness: a one-company query alone, then while another caller runs 8 traversals at once.
  * 4. The estimate of a query whose fragments spread each other (2^60 paths when expanded).
+ * 5. Cache: the small query repeated (2,000 operations over 100 companies, 20 in flight, 20 ms
+ *    upstream latency), three ways: gateway with the cache, gateway without it, and the same
+ *    upstream reads sent straight to the demo with undici (one keep-alive Pool); operations/s,
+ *    ratio to direct REST, p50/p99 latency, upstream calls (the calls the cache saved).
+ * 6. Cache: a mixed workload at 20 ms upstream latency: 8 callers (different Authorization, one
+ *    UPSTREAM_TOKEN, so one shared cache) each read their lists, then page 2–3 lists 3 pages deep
+ *    (some on the same lists, some on shifted, overlapping pages, a few revisits), all at once;
+ *    upstream calls and wall time without and with the cache, responses compared.
  */
 
 const TRAVERSAL = `query Traversal($listId: Int!, $companies: Int!) {
@@ -58,16 +72,34 @@ const demo = await startDemoThread()
 const data = new DemoData()
 const listId = data.lists.find((l) => l.amountOfCompanies > 1000)?.id ?? 1001
 
-function gatewayWith(maxConnections: number) {
+/** CACHE_TTL_SECONDS by default (300): what scenarios 5 and 6 turn the cache on with. */
+const DEFAULT_CACHE_TTL = loadConfig({}).cacheTtlSeconds
+
+/** Cache off unless asked: scenarios 1–4 measure the gateway's work and upstream calls. */
+function gatewayWith(maxConnections: number, cacheTtlSeconds = 0) {
   return createGateway({
     ...loadConfig({ NODE_ENV: 'production' }),
     upstreamUrl: demo.url,
     upstreamToken: 'demo-token',
     upstreamMaxConnections: maxConnections,
+    cacheTtlSeconds,
   })
 }
 
-async function run(
+interface Cost {
+  estimated: number
+  limit: number
+  upstreamCalls: number
+  cacheHits: number
+}
+interface Answer {
+  data?: unknown
+  errors?: unknown[]
+  extensions?: { cost?: Cost; cache?: { stale: boolean; staleReads: number } }
+}
+
+/** One operation through the gateway, as a client sends it; its answer, errors included. */
+async function ask(
   gateway: ReturnType<typeof gatewayWith>,
   query: string,
   variables: object,
@@ -78,8 +110,19 @@ async function run(
     headers: { 'content-type': 'application/json', authorization: `Bearer ${caller}` },
     body: JSON.stringify({ query, variables }),
   })
-  const body = (await response.json()) as { errors?: unknown[] }
+  return (await response.json()) as Answer
+}
+
+/** One operation that must not fail. */
+async function run(
+  gateway: ReturnType<typeof gatewayWith>,
+  query: string,
+  variables: object,
+  caller = 'bench',
+) {
+  const body = await ask(gateway, query, variables, caller)
   if (body.errors) throw new Error(`errors: ${JSON.stringify(body.errors).slice(0, 300)}`)
+  return body
 }
 
 const percentile = (sorted: number[], p: number) =>
@@ -95,6 +138,38 @@ async function timed(times: number, once: () => Promise<unknown>) {
   }
   return durations.sort((a, b) => a - b)
 }
+
+/**
+ * `total` operations with `concurrency` in flight (each starts when one ends), each timed;
+ * none starts after `maxMs`, so a slow run stops early (`count` says how many ran).
+ */
+async function closedLoop(
+  total: number,
+  concurrency: number,
+  maxMs: number,
+  once: (index: number) => Promise<unknown>,
+) {
+  const durations: number[] = []
+  let next = 0
+  const started = performance.now()
+  const worker = async () => {
+    while (next < total && performance.now() - started < maxMs) {
+      const index = next++
+      const begun = performance.now()
+      await once(index)
+      durations.push(performance.now() - begun)
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker))
+  const seconds = (performance.now() - started) / 1000
+  return { count: durations.length, seconds, durations: durations.sort((a, b) => a - b) }
+}
+
+/** A call as the demo received it: path and query (sorted), to count distinct reads. */
+const readOf = (call: ReceivedCall) =>
+  `${call.path}?${new URLSearchParams(Object.entries(call.query).sort()).toString()}`
+const percent = (part: number, whole: number) =>
+  whole === 0 ? '-' : `${((100 * part) / whole).toFixed(1)} %`
 
 console.log(`node ${process.version}, demo upstream on a worker thread at ${demo.url}\n`)
 console.log(
@@ -202,5 +277,252 @@ console.log('\n4. estimate of a query whose fragments spread each other (60 leve
   console.log(
     `${source.length} bytes, estimate ${estimateOperation(schema, document, operation, variables).calls} call(s): median ${percentile(times, 0.5).toFixed(2)} ms, max ${(times.at(-1) ?? 0).toFixed(2)} ms (uncached)`,
   )
+}
+console.log(
+  '\n5. cache: repeated query at 20 ms upstream latency (small query, 2,000 operations cycling over 100 companies, 20 in flight)',
+)
+{
+  const latency = 20
+  const total = 2000
+  const inFlight = 20
+  const maxMs = 20_000
+  const companies = data.companies.slice(0, 100)
+  // Warm-ups (JIT, connections) on other companies, so they leave nothing measured in the cache.
+  const warmUpCompanies = data.companies.slice(1000, 1100)
+  const variablesOf = (company: (typeof companies)[number]) => ({
+    country: company.country,
+    number: company.companyNumber,
+  })
+  /** The one upstream read the gateway makes for the small query (seen in its calls below). */
+  const readPath = (company: (typeof companies)[number]) =>
+    `/v1/companies/${company.country}/${encodeURIComponent(company.companyNumber)}/financials?limit=5&offset=0`
+
+  interface Way {
+    name: string
+    once: (company: (typeof companies)[number]) => Promise<unknown>
+    close(): Promise<void>
+    cost?: { upstreamCalls: number; cacheHits: number; errors: number; firstError?: string }
+  }
+  const throughGateway = (name: string, cacheTtlSeconds: number): Way => {
+    const gateway = gatewayWith(32, cacheTtlSeconds)
+    const cost = {
+      upstreamCalls: 0,
+      cacheHits: 0,
+      errors: 0,
+      firstError: undefined as string | undefined,
+    }
+    return {
+      name,
+      cost,
+      close: () => gateway.close(),
+      once: async (company) => {
+        const body = await ask(gateway, SMALL, variablesOf(company))
+        if (body.errors) {
+          cost.errors++
+          cost.firstError ??= JSON.stringify(body.errors).slice(0, 300)
+        }
+        cost.upstreamCalls += body.extensions?.cost?.upstreamCalls ?? 0
+        cost.cacheHits += body.extensions?.cost?.cacheHits ?? 0
+      },
+    }
+  }
+  const direct = (): Way => {
+    const pool = new Pool(demo.url, { connections: 32 })
+    return {
+      name: 'direct REST (undici Pool)',
+      close: () => pool.close(),
+      once: async (company) => {
+        const response = await request(`${demo.url}${readPath(company)}`, {
+          dispatcher: pool,
+          headers: { authorization: 'Bearer demo-token' },
+        })
+        const body = await response.body.text()
+        if (response.statusCode !== 200) throw new Error(`direct REST: ${response.statusCode}`)
+        JSON.parse(body)
+      },
+    }
+  }
+
+  const results = []
+  for (const make of [
+    () => throughGateway(`gateway, cache on (${DEFAULT_CACHE_TTL} s)`, DEFAULT_CACHE_TTL),
+    () => throughGateway('gateway, cache off', 0),
+    direct,
+  ]) {
+    const way = make()
+    await demo.reset()
+    await closedLoop(warmUpCompanies.length, inFlight, maxMs, (i) =>
+      way.once(warmUpCompanies[i % warmUpCompanies.length] as (typeof companies)[number]),
+    )
+    if (way.cost) Object.assign(way.cost, { upstreamCalls: 0, cacheHits: 0 })
+    await demo.reset()
+    await demo.setLatency(latency)
+    const loop = await closedLoop(total, inFlight, maxMs, (i) =>
+      way.once(companies[i % companies.length] as (typeof companies)[number]),
+    )
+    const calls = await demo.calls()
+    await demo.reset()
+    await way.close()
+    results.push({ way, loop, calls })
+  }
+
+  const directRate = (results[2]?.loop.count ?? 0) / (results[2]?.loop.seconds ?? 1)
+  console.log(
+    'way                               ops  seconds    ops/s  × direct   p50 ms   p99 ms  upstream calls  calls/op',
+  )
+  for (const { way, loop, calls } of results) {
+    const rate = loop.count / loop.seconds
+    console.log(
+      `${way.name.padEnd(30)} ${String(loop.count).padStart(6)} ${loop.seconds.toFixed(2).padStart(8)} ${rate.toFixed(0).padStart(8)} ${(rate / directRate).toFixed(2).padStart(9)} ${ms(percentile(loop.durations, 0.5))} ${ms(percentile(loop.durations, 0.99))} ${String(calls.length).padStart(15)} ${(calls.length / loop.count).toFixed(3).padStart(9)}`,
+    )
+  }
+  const [on, off, straight] = results
+  if (on && off && straight) {
+    const saved = off.calls.length - on.calls.length
+    const distinct = new Set(on.calls.map(readOf)).size
+    console.log(
+      `cache saved ${saved} of ${off.calls.length} upstream calls (${percent(saved, off.calls.length)}); distinct reads ${distinct} (${companies.length} companies), so ${on.calls.length - distinct} call(s) above the minimum`,
+    )
+    const offReads = [...new Set(off.calls.map(readOf))].sort().join()
+    const directReads = [...new Set(straight.calls.map(readOf))].sort().join()
+    console.log(
+      `direct REST sends the reads the gateway sends: ${offReads === directReads ? 'yes' : 'NO, they differ'}`,
+    )
+    for (const { way, calls } of [on, off]) {
+      const cost = way.cost
+      if (!cost) continue
+      const mismatch =
+        cost.upstreamCalls === calls.length ? '' : ` (≠ ${calls.length} calls the demo received)`
+      console.log(
+        `${way.name}: extensions.cost sums upstreamCalls ${cost.upstreamCalls}${mismatch}, cacheHits ${cost.cacheHits}; operations with errors ${cost.errors}${cost.firstError ? `, first: ${cost.firstError}` : ''}`,
+      )
+    }
+  }
+}
+
+console.log(
+  '\n6. cache: mixed workload at 20 ms upstream latency (8 callers, one upstream token, paging shared lists at once)',
+)
+{
+  const LISTS = 'query Lists { lists(first: 10) { nodes { listId name companyCount } } }'
+  const PAGE = `query ListPage($listId: Int!, $first: Int!, $after: String) {
+  list(listId: $listId) {
+    companies(first: $first, after: $after) {
+      edges { node { name financials(first: 1) { nodes { endDate } } } }
+      pageInfo { endCursor }
+    }
+  }
+}`
+  /**
+   * Fixed plans: every caller first reads its lists, then walks each of its lists 3 pages deep
+   * (20 a page; a `shifted` walk starts with a page of 10, so its pages overlap the others' by
+   * half), then revisits the first page of one list. All lists have at least 100 companies.
+   */
+  interface Visitor {
+    walks: { listId: number; shifted?: boolean }[]
+    revisit?: number
+  }
+  const visitors: Visitor[] = [
+    { walks: [{ listId: 1001 }, { listId: 1002 }, { listId: 1004 }] },
+    { walks: [{ listId: 1001 }, { listId: 1006 }] },
+    { walks: [{ listId: 1001, shifted: true }, { listId: 1008 }] },
+    { walks: [{ listId: 1002 }, { listId: 1004, shifted: true }], revisit: 1002 },
+    { walks: [{ listId: 1002, shifted: true }, { listId: 1009 }, { listId: 1006 }] },
+    { walks: [{ listId: 1008 }, { listId: 1001 }], revisit: 1008 },
+    { walks: [{ listId: 1009 }, { listId: 1004 }] },
+    { walks: [{ listId: 1006 }, { listId: 1002 }, { listId: 1001 }], revisit: 1006 },
+  ]
+  const endCursorOf = (body: Answer) =>
+    (
+      body.data as
+        | { list?: { companies?: { pageInfo?: { endCursor?: string | null } } } }
+        | undefined
+    )?.list?.companies?.pageInfo?.endCursor ?? null
+
+  const workload = async (cacheTtlSeconds: number) => {
+    await demo.reset()
+    await demo.setLatency(20)
+    const gateway = gatewayWith(32, cacheTtlSeconds)
+    const answers = new Map<string, string>()
+    const tally = { operations: 0, upstreamCalls: 0, cacheHits: 0, errors: 0, stale: 0 }
+    let firstError: string | undefined
+    const operate = async (step: string, query: string, variables: object, caller: string) => {
+      const body = await ask(gateway, query, variables, caller)
+      tally.operations++
+      tally.upstreamCalls += body.extensions?.cost?.upstreamCalls ?? 0
+      tally.cacheHits += body.extensions?.cost?.cacheHits ?? 0
+      if (body.extensions?.cache?.stale) tally.stale++
+      if (body.errors) {
+        tally.errors++
+        firstError ??= JSON.stringify(body.errors).slice(0, 300)
+      }
+      answers.set(`${caller} ${step}`, JSON.stringify(body.data))
+      return body
+    }
+    const started = performance.now()
+    await Promise.all(
+      visitors.map(async (visitor, index) => {
+        const caller = `user-${index + 1}`
+        // Staggered a little, as people arrive; the plans themselves are fixed.
+        await new Promise((resolve) => setTimeout(resolve, index * 10))
+        await operate('lists', LISTS, {}, caller)
+        for (const { listId, shifted } of visitor.walks) {
+          let after: string | null = null
+          for (let page = 0; page < 3; page++) {
+            const first = shifted && page === 0 ? 10 : 20
+            const body = await operate(
+              `${listId} page ${page}`,
+              PAGE,
+              { listId, first, after },
+              caller,
+            )
+            after = endCursorOf(body)
+            if (after === null) break
+          }
+        }
+        if (visitor.revisit !== undefined) {
+          await operate(
+            `${visitor.revisit} again`,
+            PAGE,
+            { listId: visitor.revisit, first: 20 },
+            caller,
+          )
+        }
+      }),
+    )
+    const wallMs = performance.now() - started
+    const calls = await demo.calls()
+    await demo.reset()
+    await gateway.close()
+    return { tally, firstError, answers, wallMs, calls, distinct: new Set(calls.map(readOf)).size }
+  }
+
+  const off = await workload(0)
+  const on = await workload(DEFAULT_CACHE_TTL)
+  console.log(
+    'cache            operations  wall ms  upstream calls  distinct reads  cost.upstreamCalls  cost.cacheHits  errors',
+  )
+  for (const [name, result] of [
+    ['off', off],
+    [`on (${DEFAULT_CACHE_TTL} s)`, on],
+  ] as const) {
+    console.log(
+      `${name.padEnd(16)} ${String(result.tally.operations).padStart(10)} ${ms(result.wallMs)} ${String(result.calls.length).padStart(15)} ${String(result.distinct).padStart(15)} ${String(result.tally.upstreamCalls).padStart(19)} ${String(result.tally.cacheHits).padStart(15)} ${String(result.tally.errors).padStart(7)}`,
+    )
+  }
+  const saved = off.calls.length - on.calls.length
+  const same = [...off.answers].filter(([key, data]) => on.answers.get(key) === data).length
+  console.log(
+    `cache saved ${saved} of ${off.calls.length} upstream calls (${percent(saved, off.calls.length)}); wall time × ${(on.wallMs / off.wallMs).toFixed(2)}; with the cache, ${on.calls.length - off.distinct} call(s) above the distinct reads of the workload (${off.distinct})`,
+  )
+  console.log(
+    `responses with the cache identical to those without: ${same} of ${off.answers.size}; stale answers ${on.tally.stale}`,
+  )
+  for (const [name, result] of [
+    ['off', off],
+    ['on', on],
+  ] as const) {
+    if (result.firstError) console.log(`cache ${name}: first error: ${result.firstError}`)
+  }
 }
 await demo.stop()

@@ -6,7 +6,7 @@ const positive = z.coerce.number().int().positive()
 /** Used when GATEWAY_SECRET is unset: fine for development, public, so never for production. */
 const DEVELOPMENT_SECRET = 'company-data-gateway development secret'
 /** An empty variable counts as unset, as shells and compose files often leave them. */
-const optional = (schema: z.ZodType<string>) =>
+const optional = <T>(schema: z.ZodType<T>) =>
   z.preprocess((v) => (v === '' ? undefined : v), schema.optional())
 
 export const settings = z
@@ -29,6 +29,13 @@ export const settings = z
     MAX_BODY_BYTES: positive.default(102_400),
     OPERATION_TIMEOUT_MS: positive.default(30_000),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+    CACHE_TTL_SECONDS: z.coerce.number().int().min(0).default(300),
+    CACHE_STALE_SECONDS: z.coerce.number().int().min(0).default(3600),
+    CACHE_MAX_BYTES: positive.default(64 * 1024 * 1024),
+    REDIS_URL: optional(
+      z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }),
+    ),
+    UPSTREAM_RATE_LIMIT: optional(positive),
     GATEWAY_SECRET: optional(z.string().min(16, 'must be at least 16 characters')),
     NODE_ENV: z.string().default('development'),
   })
@@ -53,6 +60,16 @@ export const settings = z
     /** Time one operation may spend on the upstream, waiting for a free connection included. */
     operationTimeoutMs: e.OPERATION_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
+    /** How long an upstream read is reused across operations; 0: not at all. */
+    cacheTtlSeconds: e.CACHE_TTL_SECONDS,
+    /** How long past its TTL an entry may answer for a failing upstream (stale-if-error). */
+    cacheStaleSeconds: e.CACHE_STALE_SECONDS,
+    /** Size cap of the in-process tier. */
+    cacheMaxBytes: e.CACHE_MAX_BYTES,
+    /** Set: replicas share the cache, the reads in flight and the rate budget. */
+    redisUrl: e.REDIS_URL,
+    /** Upstream requests per second per upstream token, over every replica on REDIS_URL. */
+    upstreamRateLimit: e.UPSTREAM_RATE_LIMIT,
     /** Key of the keyed hashes (Contact IDs); the same on every replica. */
     gatewaySecret: e.GATEWAY_SECRET ?? DEVELOPMENT_SECRET,
     /** main.ts warns when production runs on the development secret. */

@@ -14,6 +14,10 @@ import type { Language, ReadScope, UpstreamClient } from './upstream/client.js'
 export interface Operation extends ReadScope {
   /** HTTP requests sent upstream for this operation so far, retries included. */
   readonly upstreamCalls: number
+  /** Reads answered from the cache or by another operation's read in flight. */
+  readonly cacheHits: number
+  /** Reads answered by an expired entry because the upstream failed (stale-if-error). */
+  readonly staleReads: number
   readonly limit: number
   end(): void
 }
@@ -59,6 +63,8 @@ export function contextFactory(client: UpstreamClient, settings: ContextSettings
     if (request.signal.aborted) ended.abort()
     else request.signal.addEventListener('abort', () => ended.abort(), { once: true })
     let used = 0
+    let cacheHits = 0
+    let staleReads = 0
     const operation: Operation = {
       caller: { token, language: languageOf(request.headers.get('accept-language')) },
       // Callers share connections fairly by their token, or else by their address, so that
@@ -72,6 +78,22 @@ export function contextFactory(client: UpstreamClient, settings: ContextSettings
       limit: settings.maxOperationCost,
       get upstreamCalls() {
         return used
+      },
+      get cacheHits() {
+        return cacheHits
+      },
+      get staleReads() {
+        return staleReads
+      },
+      fresh: /(^|[\s,])no-cache($|[\s,])/i.test(request.headers.get('cache-control') ?? ''),
+      startedAt: Date.now(),
+      served(result) {
+        if (result === 'hit' || result === 'shared') cacheHits++
+        // A stale answer comes from the cache too.
+        if (result === 'stale') {
+          cacheHits++
+          staleReads++
+        }
       },
       spend() {
         if (used >= settings.maxOperationCost) return false

@@ -4,11 +4,16 @@ import { operationShapeLimits, useAcceptCheck } from './admission.js'
 import type { Config } from './config.js'
 import { type Context, contextFactory } from './context.js'
 import { maskError } from './errors.js'
+import { keyedHash } from './keyed-hash.js'
 import { type Logger, yogaLogger } from './logger.js'
 import { useOperationBudget } from './operation-budget.js'
 import { useOperationLog } from './operation-log.js'
 import { schema } from './schema/index.js'
 import { UpstreamClient } from './upstream/client.js'
+import { isCallersOwn, staleMayAnswer } from './upstream/errors.js'
+import { UpstreamRateLimiter } from './upstream/rate-limit.js'
+import { ReadCache } from './upstream/read-cache.js'
+import { RedisLink } from './upstream/redis.js'
 
 /** What GraphiQL opens with: the walk the gateway is for, on the demo data of `npm start`. */
 export const EXAMPLE_QUERY = `# Your lists, then one list → its companies → their latest statement,
@@ -49,6 +54,20 @@ export type GatewayConfig = Omit<Config, 'port' | 'host' | 'logLevel' | 'upstrea
  * with node:http (src/main.ts) or call `yoga.fetch` directly (tests).
  */
 export function createGateway(config: GatewayConfig, logger?: Logger) {
+  const redis = config.redisUrl ? new RedisLink(config.redisUrl, logger) : undefined
+  const cache =
+    config.cacheTtlSeconds > 0
+      ? new ReadCache({
+          ttlSeconds: config.cacheTtlSeconds,
+          staleSeconds: config.cacheStaleSeconds,
+          maxBytes: config.cacheMaxBytes,
+          redis,
+          loadTimeoutMs: config.upstreamTimeoutMs,
+          staleAllowed: staleMayAnswer,
+          callersOwn: isCallersOwn,
+        })
+      : undefined
+  const rateLimiter = new UpstreamRateLimiter({ ratePerSecond: config.upstreamRateLimit, redis })
   const client = new UpstreamClient({
     baseUrl: config.upstreamUrl,
     serviceToken: config.upstreamToken,
@@ -57,6 +76,9 @@ export function createGateway(config: GatewayConfig, logger?: Logger) {
     maxConnections: config.upstreamMaxConnections,
     maxResponseBytes: config.upstreamMaxResponseBytes,
     logger,
+    tokenKey: (token) => keyedHash(config.gatewaySecret, ['upstream token', token]),
+    cache,
+    rateLimiter,
   })
   const graphqlEndpoint = '/graphql'
   const yoga = createYoga<Record<string, never>, Context>({
@@ -72,8 +94,8 @@ export function createGateway(config: GatewayConfig, logger?: Logger) {
     batching: false,
     plugins: [
       ...(logger ? [useOperationLog(logger, graphqlEndpoint)] : []),
-      // /health (liveness) is yoga's own; ready means the upstream answers at all.
-      useReadinessCheck({ endpoint: '/ready', check: () => client.reachable() }),
+      // /health (liveness) is yoga's own; ready: the upstream answers and takes our token.
+      useReadinessCheck({ endpoint: '/ready', check: () => client.ready() }),
       useAcceptCheck(graphqlEndpoint),
       ...operationShapeLimits(config),
       useOperationBudget(config),
@@ -86,6 +108,11 @@ export function createGateway(config: GatewayConfig, logger?: Logger) {
   return {
     yoga,
     client,
-    close: () => client.close(),
+    close: async () => {
+      await client.close()
+      await cache?.close()
+      rateLimiter.close()
+      await redis?.close()
+    },
   }
 }

@@ -1250,6 +1250,7 @@ describe('test hooks', () => {
     expect(demo.calls()).toEqual([
       {
         seq: expect.any(Number),
+        at: expect.any(Number),
         answeredSeq: expect.any(Number),
         status: 200,
         method: 'GET',

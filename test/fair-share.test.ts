@@ -6,13 +6,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { loadConfig } from '../src/config.js'
 import { DEMO_TOKEN, DemoUpstream } from '../src/demo-upstream/server.js'
 import { createLogger } from '../src/logger.js'
-import { prepare, type ReadScope, UpstreamClient } from '../src/upstream/client.js'
+import { prepare, UpstreamClient } from '../src/upstream/client.js'
 import type { UpstreamError } from '../src/upstream/errors.js'
 import { FairShare, type WaitEnded } from '../src/upstream/fair-share.js'
 import { financials } from '../src/upstream/financials.js'
 import { listDetails } from '../src/upstream/lists.js'
 import { createGateway } from '../src/yoga.js'
 import { logSink } from './support/log-sink.js'
+import { readScope, testTokenKey } from './support/scope.js'
 
 /**
  * How the upstream client shares its connections between operations: round robin between
@@ -89,6 +90,7 @@ describe('the upstream client in an operation’s scope', () => {
       maxResponseBytes: 1024 * 1024,
       retry: { maxRetries: 2, baseDelayMs: 200, maxDelayMs: 400 },
       logger: createLogger('debug', log.stream),
+      tokenKey: testTokenKey,
     })
     clients.push(client)
     return client
@@ -103,23 +105,7 @@ describe('the upstream client in an operation’s scope', () => {
     log.clear()
   })
 
-  const scope = (overrides: Partial<ReadScope> & { budget?: number } = {}) => {
-    const { budget = Number.POSITIVE_INFINITY, ...rest } = overrides
-    const counted = {
-      caller: { token: DEMO_TOKEN },
-      fairnessKey: 'a caller',
-      signal: new AbortController().signal,
-      deadline: Number.POSITIVE_INFINITY,
-      spent: 0,
-      spend() {
-        if (counted.spent >= budget) return false
-        counted.spent++
-        return true
-      },
-      ...rest,
-    }
-    return counted
-  }
+  const scope = readScope
   const statements = prepare(financials, { company, limit: 2, offset: 0 })
   const path = `/v1/companies/${company.country}/${company.companyNumber}/financials`
   const outcome = (read: Promise<unknown>) =>
@@ -249,6 +235,8 @@ describe('through the gateway: callers are told apart by their token', () => {
       ...loadConfig({}),
       upstreamUrl: await upstream.start(),
       upstreamMaxConnections: 2,
+      // Identical operations would share their reads through the cache: this is about queueing.
+      cacheTtlSeconds: 0,
     })
   })
   afterAll(async () => {
@@ -295,6 +283,8 @@ describe('through the gateway with a service token: callers without one are told
       upstreamUrl: await upstream.start(),
       upstreamToken: DEMO_TOKEN,
       upstreamMaxConnections: 2,
+      // Identical operations would share their reads through the cache: this is about queueing.
+      cacheTtlSeconds: 0,
     })
     server.listen(0, '127.0.0.1')
     await once(server, 'listening')

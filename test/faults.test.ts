@@ -81,10 +81,23 @@ describe('upstream faults', () => {
     expect(result.extensions?.cost).toMatchObject({ upstreamCalls: 4 })
   })
 
-  it('429 with a Retry-After past the deadline → RATE_LIMITED with retryAfterSeconds, at once', async () => {
-    demo.inject({ path: FINANCIALS, status: 429, retryAfter: '30' })
-    const result = await expectFailure('RATE_LIMITED')
-    expect(result.errors?.[0]?.extensions?.retryAfterSeconds).toBe(30)
+  it('429 with a Retry-After past the deadline → RATE_LIMITED with retryAfterSeconds, at once; then the whole token waits', async () => {
+    // A gateway of its own: the pause the upstream asks for holds every read made with the token.
+    const paused = stack.replica()
+    demo.inject({ path: FINANCIALS, status: 429, retryAfter: '30', times: 1 })
+    const first = await paused.execute(Page, vars)
+    expect(first.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+      [['company', 'statements'], 'RATE_LIMITED'],
+    ])
+    expect(first.errors?.[0]?.extensions?.retryAfterSeconds).toBe(30)
+    demo.reset()
+    // Every read of the next operation would have to wait 30 s, past its deadline: refused at
+    // once, nothing sent.
+    const next = await paused.execute(Page, vars)
+    expect(next.data).toBeNull()
+    expect(new Set(next.errors?.map((e) => e.extensions?.code))).toEqual(new Set(['RATE_LIMITED']))
+    expect(next.errors?.[0]?.extensions?.retryAfterSeconds).toBeGreaterThan(25)
+    expect(demo.calls()).toEqual([])
   })
 
   // The shareholders' read succeeds, so the company exists and only its statements fail.
@@ -163,6 +176,24 @@ describe('an upstream that is not there', () => {
     expect(body.errors.map((e) => e.extensions.code)).toEqual(['UPSTREAM_ERROR', 'UPSTREAM_ERROR'])
     expect((await nowhere.yoga.fetch('http://gateway.test/ready')).status).toBe(503)
     expect((await nowhere.yoga.fetch('http://gateway.test/health')).status).toBe(200)
+  })
+})
+
+describe('readiness (/ready)', () => {
+  it('costs the upstream one call however many probes come', async () => {
+    const probe = stack.replica()
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => probe.gateway.yoga.fetch('http://gateway.test/ready')),
+    )
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200))
+    expect((await probe.gateway.yoga.fetch('http://gateway.test/ready')).status).toBe(200)
+    expect(demo.calls()).toHaveLength(1)
+  })
+
+  it('is not ready when the upstream refuses the gateway’s own token', async () => {
+    const refused = stack.replica({ upstreamToken: 'a revoked token' })
+    expect((await refused.gateway.yoga.fetch('http://gateway.test/ready')).status).toBe(503)
+    expect(demo.calls().map((c) => c.status)).toEqual([401])
   })
 })
 

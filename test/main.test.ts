@@ -1,52 +1,23 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { once } from 'node:events'
-import { createServer } from 'node:net'
+import type { ChildProcess } from 'node:child_process'
 import { Script } from 'node:vm'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from '../src/config.js'
 import { DemoUpstream } from '../src/demo-upstream/server.js'
 import { EXAMPLE_QUERY } from '../src/yoga.js'
+import { freePort, startEntry } from './support/process.js'
 
 /** The process as operators run it: settings from the environment, a real port, signals. */
 
-const root = new URL('../', import.meta.url)
 const running: ChildProcess[] = []
 afterEach(() => {
   for (const child of running.splice(0)) child.kill('SIGKILL')
 })
 
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as { port: number }
-  server.close()
-  return port
-}
-
-/** Starts src/main.ts with these settings; resolves once it logged that it listens (or exited). */
+/** Starts src/main.ts with these settings; `ready` resolves once it logged that it listens. */
 function start(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: root,
-    env: { PATH: process.env.PATH, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  running.push(child)
-  let stdout = ''
-  let stderr = ''
-  child.stdout?.on('data', (chunk) => {
-    stdout += chunk
-  })
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk
-  })
-  const exited = once(child, 'exit').then(([code]) => code as number | null)
-  const ready = new Promise<void>((resolve, reject) => {
-    child.stdout?.on('data', () => stdout.includes('Gateway ready') && resolve())
-    void exited.then(() => reject(new Error(`exited early: ${stderr}${stdout}`)))
-  })
-  // Tests that expect an early exit never wait for readiness.
-  ready.catch(() => undefined)
-  return { child, ready, exited, output: () => ({ stdout, stderr }) }
+  const started = startEntry('src/main.ts', env, 'Gateway ready')
+  running.push(started.child)
+  return started
 }
 
 describe('settings', () => {
@@ -67,6 +38,11 @@ describe('settings', () => {
       maxBodyBytes: 102_400,
       operationTimeoutMs: 30_000,
       logLevel: 'info',
+      cacheTtlSeconds: 300,
+      cacheStaleSeconds: 3600,
+      cacheMaxBytes: 67_108_864,
+      redisUrl: undefined,
+      upstreamRateLimit: undefined,
       gatewaySecret: expect.any(String),
       gatewaySecretIsDefault: true,
       production: false,
@@ -78,6 +54,9 @@ describe('settings', () => {
     ['PORT', '70000'],
     ['UPSTREAM_URL', 'not a url'],
     ['UPSTREAM_URL', 'ftp://files.example.test'],
+    ['REDIS_URL', 'http://redis.example.test'],
+    ['CACHE_TTL_SECONDS', '-1'],
+    ['UPSTREAM_RATE_LIMIT', '0'],
     ['UPSTREAM_TIMEOUT_MS', '0'],
     ['UPSTREAM_MAX_CONNECTIONS', '-3'],
     ['MAX_OPERATION_COST', '1.5'],
@@ -158,7 +137,7 @@ describe('with UPSTREAM_URL', () => {
     })
     expect(await answer.json()).toEqual({
       data: { company: { name: 'Brasserie Claes SA' } },
-      extensions: { cost: { estimated: 1, upstreamCalls: 1, limit: 1000 } },
+      extensions: { cost: { estimated: 1, upstreamCalls: 1, limit: 1000, cacheHits: 0 } },
     })
     expect(upstream.calls().map((c) => c.token)).toEqual(['caller-token'])
   })

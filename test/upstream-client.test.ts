@@ -4,7 +4,6 @@ import { DEMO_TOKEN, DemoUpstream } from '../src/demo-upstream/server.js'
 import {
   type Caller,
   prepare,
-  type ReadScope,
   UpstreamClient,
   type UpstreamClientOptions,
 } from '../src/upstream/client.js'
@@ -13,6 +12,7 @@ import { UpstreamError } from '../src/upstream/errors.js'
 import { financials } from '../src/upstream/financials.js'
 import { listDetails, listOverview } from '../src/upstream/lists.js'
 import { RetryBudget, retryDelayMs } from '../src/upstream/retry.js'
+import { readScope, testTokenKey } from './support/scope.js'
 
 /** Every upstream failure becomes an UpstreamError with its contract code, over real HTTP. */
 
@@ -37,6 +37,7 @@ function clientFor(baseUrl: string, options: Partial<UpstreamClientOptions> = {}
     maxConnections: 8,
     maxResponseBytes: 256 * 1024,
     retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 20 },
+    tokenKey: testTokenKey,
     ...options,
   })
 }
@@ -46,25 +47,8 @@ afterAll(async () => {
 })
 beforeEach(() => demo.reset())
 
-/** An operation's scope: no end, no deadline, an unlimited budget that counts what it gives. */
-function scope(overrides: Partial<ReadScope> = {}): ReadScope & { spent: number } {
-  const counted = {
-    caller,
-    fairnessKey: 'one caller',
-    signal: new AbortController().signal,
-    deadline: Number.POSITIVE_INFINITY,
-    spent: 0,
-    spend() {
-      counted.spent++
-      return true
-    },
-    ...overrides,
-  }
-  return counted
-}
-
 const readFinancials = (who: Caller = caller) =>
-  client.send(prepare(financials, { company, limit: 5, offset: 0 }), scope({ caller: who }))
+  client.send(prepare(financials, { company, limit: 5, offset: 0 }), readScope({ caller: who }))
 
 /** Runs a read that must fail; returns its error. */
 async function failure(read: () => Promise<unknown>) {
@@ -109,7 +93,9 @@ describe('status codes', () => {
   })
 
   it('a real 404 for an unknown list is NOT_FOUND', async () => {
-    const { error } = await failure(() => client.send(prepare(listDetails, { listId: 1 }), scope()))
+    const { error } = await failure(() =>
+      client.send(prepare(listDetails, { listId: 1 }), readScope()),
+    )
     expect(error.code).toBe('NOT_FOUND')
   })
 
@@ -231,7 +217,7 @@ describe('transport', () => {
     it('is UPSTREAM_ERROR', async () => {
       const { error } = await failure(
         () =>
-          nowhere?.send(prepare(financials, { company, limit: 1, offset: 0 }), scope()) ??
+          nowhere?.send(prepare(financials, { company, limit: 1, offset: 0 }), readScope()) ??
           Promise.reject(new Error('no client')),
       )
       expect(error.code).toBe('UPSTREAM_ERROR')
@@ -279,7 +265,7 @@ describe('requests as sent (MockAgent)', () => {
         limit: 5,
         offset: 0,
       }),
-      scope({ caller: { token: 'caller-token', language: 'FR' } }),
+      readScope({ caller: { token: 'caller-token', language: 'FR' } }),
     )
     expect(seen?.path).toBe(
       '/base/v1/companies/NL/a%2Fb/contacts?limit=5&offset=0&onlyOfficialRoles=true&q=jan+de&seniorities=C_LEVEL%2CNON_MANAGEMENT',
@@ -300,7 +286,7 @@ describe('requests as sent (MockAgent)', () => {
       })
     await mocked('service-token').send(
       prepare(listOverview, { kind: 'OVERVIEW', limit: 1, offset: 0 }),
-      scope({ caller: { token: 'caller-token' } }),
+      readScope({ caller: { token: 'caller-token' } }),
     )
     expect(authorization).toBe('Bearer service-token')
   })
@@ -309,7 +295,7 @@ describe('requests as sent (MockAgent)', () => {
 describe('retries', () => {
   /** Sends a read; every request it sent drew once from its scope and reached the demo. */
   const attemptsOf = async (on = client) => {
-    const counted = scope()
+    const counted = readScope()
     const outcome = await on
       .send(prepare(financials, { company, limit: 5, offset: 0 }), counted)
       .then(
@@ -372,7 +358,7 @@ describe('retries', () => {
 
   it('does not wait past the deadline: a long Retry-After fails at once with RATE_LIMITED', async () => {
     demo.inject({ path: FINANCIALS, status: 429, retryAfter: '3600' })
-    const counted = scope()
+    const counted = readScope()
     const error = await client
       .send(prepare(financials, { company, limit: 5, offset: 0 }), counted)
       .catch((e: UpstreamError) => e)
@@ -393,7 +379,7 @@ describe('retries', () => {
       await Promise.all(
         Array.from({ length: reads }, () =>
           fresh
-            ?.send(prepare(financials, { company, limit: 5, offset: 0 }), scope())
+            ?.send(prepare(financials, { company, limit: 5, offset: 0 }), readScope())
             .catch(() => undefined),
         ),
       )

@@ -22,8 +22,10 @@ export const DEMO_TOKEN = 'demo-token'
 const MAX_LIMIT = 500
 
 export interface DemoUpstreamOptions {
-  /** Port on 127.0.0.1; 0 (the default) takes a free one. */
+  /** Port on `host`; 0 (the default) takes a free one. */
   port?: number
+  /** Interface to bind; default 127.0.0.1 (0.0.0.0 to serve other containers). */
+  host?: string
   /** Bearer tokens accepted; default just DEMO_TOKEN. */
   tokens?: readonly string[]
   /** Header that selects the language (NL, FR, EN); default Accept-Language. */
@@ -38,6 +40,8 @@ export interface DemoUpstreamOptions {
 export interface ReceivedCall {
   /** Place in the demo's event log; receipts and answers draw from one counter. */
   seq: number
+  /** When it was received (ms since the epoch, the real clock): rate tests read the spacing. */
+  at: number
   /** Place in the event log at which the answer was sent; absent until then (and if never). */
   answeredSeq?: number
   /** Status of the answer sent. */
@@ -61,6 +65,8 @@ export interface Fault {
   /** Answer with this status (and a small JSON error body) instead of the real answer. */
   status?: number
   retryAfter?: string
+  /** Extra response headers, e.g. `Cache-Control` (the REST document shows none). */
+  headers?: Record<string, string>
   /** Replace the body with exactly this text (malformed JSON, an oversized body …). */
   body?: string
   /** Change the real JSON answer before sending it (to break the documented shape). */
@@ -140,10 +146,11 @@ export class DemoUpstream {
   async start(): Promise<string> {
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject)
-      this.server.listen(this.options.port ?? 0, '127.0.0.1', resolve)
+      this.server.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', resolve)
     })
     const { port } = this.server.address() as AddressInfo
-    this.url = `http://127.0.0.1:${port}`
+    const host = this.options.host ?? '127.0.0.1'
+    this.url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
     return this.url
   }
 
@@ -244,6 +251,7 @@ export class DemoUpstream {
     const language = Array.isArray(languageValue) ? languageValue[0] : languageValue
     const call: ReceivedCall = {
       seq: ++this.seq,
+      at: Date.now(),
       method: req.method ?? 'GET',
       path: url.pathname,
       query: Object.fromEntries(url.searchParams),
@@ -286,7 +294,10 @@ export class DemoUpstream {
     // A copy: the answer shares objects with the data set, which must stay as it is.
     if (fault?.transform !== undefined) payload = fault.transform(structuredClone(payload))
     const body = fault?.body ?? JSON.stringify(payload)
-    const headers: Record<string, string> = { 'content-type': 'application/json' }
+    const headers: Record<string, string> = {
+      ...fault?.headers,
+      'content-type': 'application/json',
+    }
     if (fault?.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter
     res.writeHead(status, headers)
     if (fault?.resetMidBody) {

@@ -4,6 +4,8 @@ import { type Dispatcher, Pool, errors as undiciErrors } from 'undici'
 import type { z } from 'zod'
 import { cancelled, meaningOfStatus, parseRetryAfter, UpstreamError } from './errors.js'
 import { FairShare, WaitEnded } from './fair-share.js'
+import { RateLimitWait, type UpstreamRateLimiter } from './rate-limit.js'
+import type { CacheResult, Loaded, ReadCache } from './read-cache.js'
 import {
   DEFAULT_RETRY_POLICY,
   isRetryable,
@@ -35,6 +37,12 @@ export interface ReadScope {
   /** Draws one HTTP request from the operation's budget just before it is sent (retries too);
    *  false: the budget is spent and the request is not sent. */
   spend(): boolean
+  /** The caller sent `Cache-Control: no-cache`: nothing cached is served to it. */
+  fresh: boolean
+  /** Epoch ms at which the operation started. */
+  startedAt: number
+  /** Told how each read through the cache was served (not called without a cache). */
+  served(result: CacheResult): void
 }
 
 export type QueryValue = string | number | boolean | readonly string[] | undefined
@@ -99,9 +107,18 @@ export interface UpstreamClientOptions {
   maxResponseBytes: number
   /** Replaces the connection pool, e.g. with undici's MockAgent in unit tests. */
   dispatcher?: Dispatcher
+  /** Keyed hash of an upstream token: what cache keys and rate buckets hold, never the token. */
+  tokenKey(token: string): string
+  /** Reads reused across operations (CACHE_TTL_SECONDS > 0). */
+  cache?: ReadCache | undefined
+  /** UPSTREAM_RATE_LIMIT per token, and the upstream's own 429 Retry-After, for every caller. */
+  rateLimiter?: UpstreamRateLimiter | undefined
   retry?: RetryPolicy
   logger?: Logger
 }
+
+/** How long one readiness check answers every probe (contract: at most 5 s). */
+const READY_REUSE_MS = 5000
 
 const TIMEOUT_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
@@ -123,6 +140,8 @@ export class UpstreamClient {
   private readonly retryBudget = new RetryBudget()
   /** Connections shared round robin between callers. */
   private readonly share: FairShare
+  /** The last readiness check and when it started. */
+  private readiness: { at: number; answer: Promise<boolean> } | undefined
 
   constructor(private readonly options: UpstreamClientOptions) {
     this.retryPolicy = options.retry ?? DEFAULT_RETRY_POLICY
@@ -142,10 +161,9 @@ export class UpstreamClient {
   }
 
   /**
-   * Sends one GET and returns the body parsed by the endpoint's schema. The read waits for a
-   * connection in the fair share (bounded by the operation's deadline and end), draws each HTTP
-   * request from the operation's budget just before sending it, and retries what is worth
-   * retrying within UPSTREAM_TIMEOUT_MS counted from its first send.
+   * One GET's body parsed by the endpoint's schema: from the cache of reads when there is one
+   * (keyed by the token's keyed hash, the language and the canonical path and query, so nothing
+   * read with one token is served to another), otherwise from the upstream.
    */
   async send<T>(request: PreparedRequest<T>, scope: ReadScope): Promise<T> {
     const { endpoint } = request
@@ -157,6 +175,34 @@ export class UpstreamClient {
         'no bearer token: send an Authorization header or configure UPSTREAM_TOKEN',
       )
     }
+    const tokenKey = this.options.tokenKey(token)
+    const { cache } = this.options
+    if (!cache) return (await this.load(request, scope, token, tokenKey)).value
+    const key = `${tokenKey}:${scope.caller.language ?? '-'}:${request.pathAndQuery}`
+    try {
+      const served = await cache.read(key, scope, () => this.load(request, scope, token, tokenKey))
+      scope.served(served.result)
+      return served.value
+    } catch (error) {
+      // Waiting for another operation's read ended with this operation.
+      if (!(error instanceof UpstreamError) && scope.signal.aborted) throw cancelled(endpoint.name)
+      throw error
+    }
+  }
+
+  /**
+   * Reads from the upstream. The read waits for its token's turn (UPSTREAM_RATE_LIMIT) and for a
+   * connection in the fair share (both bounded by the operation's deadline and end), draws each
+   * HTTP request from the operation's budget just before sending it, and retries what is worth
+   * retrying within UPSTREAM_TIMEOUT_MS counted from its first send.
+   */
+  private async load<T>(
+    request: PreparedRequest<T>,
+    scope: ReadScope,
+    token: string,
+    tokenKey: string,
+  ): Promise<Loaded<T>> {
+    const { endpoint } = request
     const headers: Record<string, string> = {
       accept: 'application/json',
       authorization: `Bearer ${token}`,
@@ -170,6 +216,7 @@ export class UpstreamClient {
     let attempts = 0
     let failure: UpstreamError | undefined
     for (;;) {
+      await this.turn(tokenKey, scope, readDeadline, endpoint.name)
       const release = await this.slot(scope, readDeadline, endpoint.name)
       if (!scope.spend()) {
         release()
@@ -191,6 +238,13 @@ export class UpstreamClient {
         release()
       }
       if (failure.cancelled) throw failure
+      if (failure.code === 'RATE_LIMITED' && failure.retryAfterSeconds !== undefined) {
+        // The upstream asked this token to slow down: every read made with it waits, not only this.
+        await this.options.rateLimiter?.pause(
+          tokenKey,
+          Date.now() + failure.retryAfterSeconds * 1000,
+        )
+      }
       const delay = retryDelayMs(this.retryPolicy, attempts - 1, failure)
       const retry =
         attempts <= this.retryPolicy.maxRetries &&
@@ -214,6 +268,31 @@ export class UpstreamClient {
       } catch {
         throw cancelled(endpoint.name)
       }
+    }
+  }
+
+  /** This token's turn under UPSTREAM_RATE_LIMIT; one that would come after the deadline fails. */
+  private async turn(tokenKey: string, scope: ReadScope, readDeadline: number, endpoint: string) {
+    const limiter = this.options.rateLimiter
+    if (!limiter) return
+    try {
+      // A read waits for its turn at most its remaining UPSTREAM_TIMEOUT_MS (all of it when
+      // nothing was sent yet), and never past the operation's deadline.
+      const waitUntil = Number.isFinite(readDeadline)
+        ? readDeadline
+        : Date.now() + this.options.timeoutMs
+      await limiter.turn(tokenKey, Math.min(scope.deadline, waitUntil), scope.signal)
+    } catch (error) {
+      if (!(error instanceof RateLimitWait)) throw cancelled(endpoint)
+      throw this.failed(
+        new UpstreamError(
+          'RATE_LIMITED',
+          endpoint,
+          'not read: the upstream rate limit (UPSTREAM_RATE_LIMIT) has no turn free before the deadline',
+          { retryAfterSeconds: Math.ceil(error.waitMs / 1000) },
+        ),
+        0,
+      )
     }
   }
 
@@ -258,12 +337,13 @@ export class UpstreamClient {
     headers: Record<string, string>,
     operationEnded: AbortSignal,
     readDeadline: number,
-  ): Promise<T> {
+  ): Promise<Loaded<T>> {
     const { endpoint } = request
     const timeout = AbortSignal.timeout(Math.max(1, readDeadline - Date.now()))
     const deadline = AbortSignal.any([operationEnded, timeout])
     let text: string
     let status: number
+    let cacheControl: string | string[] | undefined
     try {
       const response = await this.dispatcher.request({
         origin: this.origin,
@@ -287,16 +367,33 @@ export class UpstreamClient {
           ),
         })
       }
+      cacheControl = response.headers['cache-control']
       text = await response.body.text()
     } catch (error) {
       if (operationEnded.aborted) throw cancelled(endpoint.name)
       throw this.transportError(error, endpoint.name, timeout)
     }
-    return parseBody(text, endpoint, status)
+    const value = parseBody(text, endpoint, status)
+    return {
+      value,
+      cacheControl: Array.isArray(cacheControl) ? cacheControl.join(',') : cacheControl,
+    }
   }
 
-  /** Whether the upstream answers HTTP at all (any status below 500), for readiness probes. */
-  async reachable(): Promise<boolean> {
+  /**
+   * Readiness: whether the upstream answers and accepts the gateway's own token (a 401 or 403 is
+   * not ready; without UPSTREAM_TOKEN any answer below 500 is). One check serves every probe for
+   * READY_REUSE_MS, so probes never cost one paid call each.
+   */
+  ready(): Promise<boolean> {
+    const now = Date.now()
+    if (this.readiness && now - this.readiness.at < READY_REUSE_MS) return this.readiness.answer
+    const answer = this.checkReady()
+    this.readiness = { at: now, answer }
+    return answer
+  }
+
+  private async checkReady(): Promise<boolean> {
     try {
       const response = await this.dispatcher.request({
         origin: this.origin,
@@ -308,7 +405,9 @@ export class UpstreamClient {
         signal: AbortSignal.timeout(this.options.timeoutMs),
       })
       await response.body.dump()
-      return response.statusCode < 500
+      const { statusCode } = response
+      if (this.options.serviceToken && (statusCode === 401 || statusCode === 403)) return false
+      return statusCode < 500
     } catch {
       return false
     }

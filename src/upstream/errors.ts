@@ -83,3 +83,27 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   if (Number.isNaN(at)) return undefined
   return Math.max(0, Math.ceil((at - now) / 1000))
 }
+
+/**
+ * Whether an expired cache entry may answer instead (stale-if-error): for the upstream's 5xx,
+ * 429, a connection failure or a timeout; never for 401/403, 404, a bad body, nor for the
+ * operation's own budget or end.
+ */
+export function staleMayAnswer(error: unknown): boolean {
+  if (!(error instanceof UpstreamError) || error.cancelled) return false
+  switch (error.code) {
+    case 'UPSTREAM_TIMEOUT':
+    case 'RATE_LIMITED':
+      return true
+    case 'UPSTREAM_ERROR':
+      return error.status === undefined || error.status >= 500
+    default:
+      return false
+  }
+}
+
+/** A failure that belongs to the operation that made the read (its budget, its end), not to the
+ *  upstream: another operation sharing the read makes its own instead of taking it over. */
+export function isCallersOwn(error: unknown): boolean {
+  return error instanceof UpstreamError && (error.cancelled || error.code === 'QUERY_TOO_COSTLY')
+}

@@ -24,6 +24,8 @@ export interface Stack {
     variables?: Record<string, unknown>,
     headers?: Record<string, string>,
   ): Promise<{ status: number; body: GraphQLResponse<Record<string, unknown>> }>
+  /** Another gateway process on the same demo upstream (a replica), closed with the stack. */
+  replica(config?: Partial<GatewayConfig>): Pick<Stack, 'gateway' | 'execute' | 'post'>
 }
 
 export interface GraphQLResponse<R> {
@@ -37,37 +39,55 @@ export interface GraphQLResponse<R> {
   extensions?: Record<string, unknown>
 }
 
-/** One demo upstream and gateway for a test file; calls and faults are reset before each test. */
+/**
+ * One demo upstream and gateway for a test file; calls and faults are reset before each test.
+ * The cache of reads across operations is off unless `config` turns it on, so that every test
+ * sees the upstream calls its operations make.
+ */
 export async function startStack(config: Partial<GatewayConfig> = {}): Promise<Stack> {
   const demo = new DemoUpstream()
   const url = await demo.start()
-  const gateway = createGateway({
-    ...loadConfig({}),
-    upstreamTimeoutMs: 2000,
-    ...config,
-    upstreamUrl: url,
-  })
+  const gateways: ReturnType<typeof createGateway>[] = []
+  const client = (overrides: Partial<GatewayConfig>) => {
+    const gateway = createGateway({
+      ...loadConfig({}),
+      upstreamTimeoutMs: 2000,
+      cacheTtlSeconds: 0,
+      ...overrides,
+      upstreamUrl: url,
+    })
+    gateways.push(gateway)
+    const send = async (query: string, variables: unknown, headers: Record<string, string>) => {
+      const response = await gateway.yoga.fetch('http://gateway.test/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+        body: JSON.stringify({ query, variables }),
+      })
+      return { status: response.status, body: await response.json() }
+    }
+    const demoToken = { authorization: `Bearer ${DEMO_TOKEN}` }
+    return {
+      gateway,
+      async execute<R, V>(
+        document: TypedDocumentNode<R, V>,
+        variables?: V,
+        headers: Record<string, string> = demoToken,
+      ): Promise<GraphQLResponse<R>> {
+        const { status, body } = await send(print(document), variables, headers)
+        return { status, ...body }
+      },
+      post: (query: string, variables?: Record<string, unknown>, headers = demoToken) =>
+        send(query, variables, headers),
+    }
+  }
   beforeEach(() => demo.reset())
   afterAll(async () => {
-    await gateway.close()
+    await Promise.all(gateways.map((gateway) => gateway.close()))
     await demo.stop()
   })
-  const send = async (query: string, variables: unknown, headers: Record<string, string>) => {
-    const response = await gateway.yoga.fetch('http://gateway.test/graphql', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
-      body: JSON.stringify({ query, variables }),
-    })
-    return { status: response.status, body: await response.json() }
-  }
-  const demoToken = { authorization: `Bearer ${DEMO_TOKEN}` }
   return {
     demo,
-    gateway,
-    async execute(document, variables, headers = demoToken) {
-      const { status, body } = await send(print(document), variables, headers)
-      return { status, ...body }
-    },
-    post: (query, variables, headers = demoToken) => send(query, variables, headers),
+    ...client(config),
+    replica: (overrides = {}) => client({ ...config, ...overrides }),
   }
 }

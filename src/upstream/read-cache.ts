@@ -1,0 +1,244 @@
+import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { BentoCache, bentostore } from 'bentocache'
+import { memoryDriver } from 'bentocache/drivers/memory'
+import { redisDriver } from 'bentocache/drivers/redis'
+import type { Redis } from 'ioredis'
+import type { RedisLink } from './redis.js'
+
+/**
+ * The cache of upstream reads across operations (and, with Redis, across replicas). It knows
+ * nothing of GraphQL nor of HTTP: it is handed a key (which the client makes from the token's
+ * keyed hash, the language and the canonical path and query) and a loader.
+ *
+ * bentocache does the tiers (a byte-bounded LRU in process, Redis behind it), the grace period
+ * (an expired entry is kept CACHE_STALE_SECONDS for stale-if-error), per-key locking within the
+ * process and a circuit breaker around Redis. On top of it this module adds what bentocache does
+ * not: telling the caller how each read was served (hit, miss, stale, shared), sharing a load in
+ * flight with concurrent operations, and, across replicas, a short Redis lock so that one
+ * replica loads while the others wait for its answer.
+ */
+
+/** How a read was served: from the cache, by the upstream, stale after an upstream failure, or
+ *  by another operation's (or replica's) load in flight. */
+export type CacheResult = 'hit' | 'miss' | 'stale' | 'shared'
+
+export interface Served<T> {
+  value: T
+  result: CacheResult
+}
+
+/** A loader's answer and the upstream's `Cache-Control`, which overrides the default TTL. */
+export interface Loaded<T> {
+  value: T
+  cacheControl?: string | undefined
+}
+
+export interface ReadOptions {
+  /** The caller sent `Cache-Control: no-cache`: nothing cached is served, the answer is stored. */
+  fresh: boolean
+  /** When the caller's operation started: a fresh read joins only loads that started after it. */
+  startedAt: number
+  /** The caller's end: waiting for someone else's load stops with it. */
+  signal: AbortSignal
+  /** The caller's deadline (epoch ms): waiting for another replica's load stops by then. */
+  deadline: number
+}
+
+export interface ReadCacheOptions {
+  ttlSeconds: number
+  staleSeconds: number
+  maxBytes: number
+  /** Set: the second tier and the in-flight locks shared by every replica on it. */
+  redis?: RedisLink | undefined
+  /** The longest one load may take (the upstream timeout): how long a replica's lock holds. */
+  loadTimeoutMs: number
+  /** Failures a stale entry may answer for (upstream 5xx, 429, connection, timeout). */
+  staleAllowed(error: unknown): boolean
+  /** Failures that belong to the loading caller alone (its budget, its cancellation): an
+   *  operation that joined the load makes its own instead of sharing them. */
+  callersOwn(error: unknown): boolean
+}
+
+interface InFlight {
+  promise: Promise<Served<unknown>>
+  startedAt: number
+}
+
+/** How often a replica waiting for another's load looks for its answer. */
+const POLL_MS = 15
+
+export class ReadCache {
+  private readonly bento: BentoCache<{ reads: ReturnType<typeof bentostore> }>
+  private readonly inFlight = new Map<string, InFlight>()
+  private readonly instance = randomUUID()
+
+  constructor(private readonly options: ReadCacheOptions) {
+    const { redis } = options
+    let store = bentostore().useL1Layer(memoryDriver({ maxSize: options.maxBytes }))
+    if (redis) store = store.useL2Layer(redisDriver({ connection: redis.client as Redis }))
+    this.bento = new BentoCache({
+      default: 'reads',
+      prefix: 'gw:reads',
+      stores: { reads: store },
+      ttl: options.ttlSeconds * 1000,
+      // The entry is kept this long from when it was stored: TTL, then the stale window.
+      grace: options.staleSeconds > 0 ? (options.ttlSeconds + options.staleSeconds) * 1000 : false,
+      // No backoff: during an outage every read tries the upstream again (the retry budget
+      // bounds it), so a stale answer is always reported as stale.
+      graceBackoff: 0,
+      // Redis down or slow: the in-process tier answers and Redis is not asked again for a while.
+      suppressL2Errors: true,
+      l2CircuitBreakerDuration: 5000,
+      // Every Redis use goes through one breaker (bentocache types the wrapper as synchronous; it awaits it).
+      ...(redis ? { internalOperationWrapper: redis.guard as <T>(fn: () => T) => T } : {}),
+    })
+  }
+
+  /**
+   * The value for `key`: from the cache, from a load in flight, or from `load` (stored when the
+   * upstream allows). When `load` fails with a failure `staleAllowed` accepts and an expired
+   * entry is still within its stale window, that entry answers (result `stale`).
+   */
+  async read<T>(key: string, options: ReadOptions, load: () => Promise<Loaded<T>>) {
+    const shared = this.inFlight.get(key)
+    if (shared && (!options.fresh || shared.startedAt >= options.startedAt)) {
+      try {
+        const { value } = await abortable(shared.promise, options.signal)
+        return { value: value as T, result: 'shared' } satisfies Served<T>
+      } catch (error) {
+        // The loader's own failure (its budget, its departure) is not ours: load for ourselves.
+        if (options.signal.aborted || !this.options.callersOwn(error)) throw error
+      }
+    }
+    const promise = this.readThrough(key, options, load)
+    const entry: InFlight = { promise, startedAt: Date.now() }
+    this.inFlight.set(key, entry)
+    try {
+      return await promise
+    } finally {
+      if (this.inFlight.get(key) === entry) this.inFlight.delete(key)
+    }
+  }
+
+  private async readThrough<T>(
+    key: string,
+    options: ReadOptions,
+    load: () => Promise<Loaded<T>>,
+  ): Promise<Served<T>> {
+    let failure: { error: unknown } | undefined
+    let loaded: Loaded<T> | undefined
+    let sharedByReplica = false
+    let lock: string | undefined
+    const cached = await this.bento
+      .getOrSet<T | undefined>({
+        key,
+        forceFresh: options.fresh,
+        // No soft timeout: a stale entry answers for a failure, never for a slow upstream.
+        timeout: null,
+        factory: async (ctx) => {
+          try {
+            if (!options.fresh) {
+              const other = await this.waitForReplica(key, options)
+              if (other.value !== undefined) {
+                sharedByReplica = true
+                // Already stored by the replica that loaded it.
+                ctx.setOptions({ skipL2Write: true })
+                return other.value as T
+              }
+              lock = other.lock
+            }
+            loaded = await load()
+          } catch (error) {
+            failure = { error }
+            // Rethrown, bentocache serves the stale entry if there is one; skipped, it does not.
+            if (this.options.staleAllowed(error)) throw error
+            return ctx.skip()
+          }
+          const ttl = ttlOf(loaded.cacheControl)
+          if (ttl === 0) return ctx.skip()
+          if (ttl !== undefined) ctx.setOptions({ ttl: ttl * 1000 })
+          return loaded.value
+        },
+      })
+      .catch((error: unknown) => {
+        throw failure ? failure.error : error
+      })
+      .finally(() => {
+        // Released once the answer is stored, so a waiting replica finds it when the lock goes.
+        if (lock) this.options.redis?.release(lockKey(key), lock)
+      })
+    if (failure) {
+      if (cached === undefined) throw failure.error
+      return { value: cached, result: 'stale' }
+    }
+    if (sharedByReplica) return { value: cached as T, result: 'shared' }
+    if (loaded) return { value: loaded.value, result: 'miss' }
+    return { value: cached as T, result: 'hit' }
+  }
+
+  /**
+   * Across replicas: takes the load's lock in Redis, or, when another replica holds it, waits
+   * for that replica's answer to appear in the cache. Gives up waiting (and loads) when the lock
+   * goes without an answer, or at the caller's deadline; without Redis, or with Redis failing,
+   * it loads at once.
+   */
+  private async waitForReplica(
+    key: string,
+    options: ReadOptions,
+  ): Promise<{ value?: unknown; lock?: string }> {
+    const { redis } = this.options
+    if (!redis) return {}
+    const owner = `${this.instance}:${randomUUID()}`
+    const lockMs = this.options.loadTimeoutMs + 1000
+    const take = async () => {
+      const taken = await redis.acquire(lockKey(key), owner, lockMs)
+      return taken === 'held' ? undefined : taken === 'taken' ? { lock: owner } : {}
+    }
+    const mine = await take()
+    if (mine) return mine
+    while (Date.now() + POLL_MS < options.deadline) {
+      await sleep(POLL_MS, undefined, { signal: options.signal })
+      const value = await this.bento.get({ key, grace: false })
+      if (value !== undefined) return { value }
+      // The other replica gave up or failed: take over its load.
+      if (!(await redis.held(lockKey(key)))) return (await take()) ?? {}
+    }
+    return {}
+  }
+
+  async close(): Promise<void> {
+    await this.bento.disconnectAll()
+  }
+}
+
+const lockKey = (key: string) => `gw:loading:${key}`
+
+/**
+ * Seconds an answer may be reused, from the upstream's `Cache-Control` (`s-maxage` before
+ * `max-age`): 0 for `no-store` or `no-cache`; undefined when it says nothing (the default TTL).
+ */
+export function ttlOf(cacheControl: string | undefined): number | undefined {
+  if (!cacheControl) return undefined
+  const directives = cacheControl.toLowerCase().split(',')
+  let maxAge: number | undefined
+  for (const directive of directives) {
+    const [name, value] = directive.trim().split('=')
+    if (name === 'no-store' || name === 'no-cache') return 0
+    if (name === 's-maxage' || (name === 'max-age' && maxAge === undefined)) {
+      const seconds = Number(value?.replace(/"/g, ''))
+      if (Number.isInteger(seconds) && seconds >= 0) maxAge = seconds
+    }
+  }
+  return maxAge
+}
+
+/** The promise, or an AbortError as soon as the signal aborts. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
+}
