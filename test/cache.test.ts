@@ -172,6 +172,20 @@ describe('expiry and stale-if-error', () => {
     expect(upstream.calls().length).toBeGreaterThanOrEqual(2)
   })
 
+  it('says stale to every operation that got the stale answer, those that joined it too', async () => {
+    const { post, demo: upstream } = short
+    const query = `{ list(listId: ${failingList.id}) { name } }`
+    await post(query)
+    await sleep(1100)
+    upstream.inject({ path: `/v1/lists/${failingList.id}`, status: 503, delayMs: 100 })
+    const first = post(query)
+    await upstream.waitForCalls((calls) => calls.length >= 2)
+    const joined = await post(query)
+    expect((await first).body.extensions?.cache).toEqual({ stale: true, staleReads: 1 })
+    expect(joined.body.extensions?.cache).toEqual({ stale: true, staleReads: 1 })
+    expect(joined.body.data).toEqual({ list: { name: failingList.name } })
+  })
+
   it('never serves a stale entry for a 401, nor to a caller who asked for no-cache', async () => {
     const { post, demo: upstream } = short
     await post(query)
@@ -269,6 +283,43 @@ describe.skipIf(!redisAvailable)(
       }
     })
 
+    it('keeps the upstream’s max-age on the replica that waited for another’s read', async () => {
+      const [one, two] = replicas()
+      const [, , , fourth] = demo.data.lists
+      const query = `{ list(listId: ${fourth?.id}) { name } }`
+      demo.inject({ path: `/v1/lists/${fourth?.id}`, headers: { 'cache-control': 'max-age=1' } })
+      const held = demo.hold(`/v1/lists/${fourth?.id}`)
+      const answers = [one.post(query), two.post(query)]
+      await demo.waitForCalls((calls) => calls.length >= 1)
+      await sleep(100)
+      held.release()
+      await Promise.all(answers)
+      expect(demo.calls()).toHaveLength(1)
+      await sleep(1100)
+      demo.reset()
+      for (const replica of [one, two]) await replica.post(query)
+      // Expired on both: the first re-reads it, the second takes that answer from Redis.
+      expect(demo.calls()).toHaveLength(1)
+    })
+
+    it('lets go of a read whose replica died: the others load it themselves within a second', async () => {
+      const [, , , , fifth] = demo.data.lists
+      const query = `{ list(listId: ${fifth?.id}) { name } }`
+      const doomed = replicas()[0]
+      const held = demo.hold(`/v1/lists/${fifth?.id}`)
+      const lost = doomed.post(query)
+      await demo.waitForCalls((calls) => calls.length >= 1)
+      // Its connection to Redis is gone: it can neither finish nor renew its lock.
+      await doomed.gateway.close()
+      await lost.catch(() => undefined)
+      held.release()
+      // The survivor waits for the lock, which lapses within a second, well inside its deadline.
+      const survivor = stack.replica({ redisUrl: redis?.url, operationTimeoutMs: 1800 })
+      const answer = await survivor.post(query)
+      expect(answer.body.errors).toBeUndefined()
+      expect(answer.body.data).toEqual({ list: { name: fifth?.name } })
+    })
+
     it('keeps serving when Redis dies mid-run, and uses it again when it is back', async () => {
       const [one] = replicas()
       const query = (first: number) => `{ lists(first: ${first}) { totalCount } }`
@@ -287,6 +338,23 @@ describe.skipIf(!redisAvailable)(
     })
   },
 )
+
+describe('the in-process tier', () => {
+  it('holds as many entries as CACHE_MAX_BYTES allows, not a fixed count', async () => {
+    const roomy = stack.replica({ cacheTtlSeconds: TTL })
+    const companies = demo.data.companies.slice(0, 1200)
+    const read = (c: (typeof companies)[number]) =>
+      roomy.post(
+        `{ company(country: ${c.country}, number: "${c.companyNumber}") { financials(first: 1) { totalCount } } }`,
+      )
+    for (let i = 0; i < companies.length; i += 100) {
+      await Promise.all(companies.slice(i, i + 100).map(read))
+    }
+    demo.reset()
+    await Promise.all(companies.slice(0, 50).map(read))
+    expect(demo.calls()).toEqual([])
+  })
+})
 
 describe('Redis unreachable from the start', () => {
   it('serves from the upstream (and the in-process tier) as if there were no Redis', async () => {

@@ -4,6 +4,7 @@ import { BentoCache, bentostore } from 'bentocache'
 import { memoryDriver } from 'bentocache/drivers/memory'
 import { redisDriver } from 'bentocache/drivers/redis'
 import type { Redis } from 'ioredis'
+import { LRUCache } from 'lru-cache'
 import type { RedisLink } from './redis.js'
 
 /**
@@ -51,8 +52,6 @@ export interface ReadCacheOptions {
   maxBytes: number
   /** Set: the second tier and the in-flight locks shared by every replica on it. */
   redis?: RedisLink | undefined
-  /** The longest one load may take (the upstream timeout): how long a replica's lock holds. */
-  loadTimeoutMs: number
   /** Failures a stale entry may answer for (upstream 5xx, 429, connection, timeout). */
   staleAllowed(error: unknown): boolean
   /** Failures that belong to the loading caller alone (its budget, its cancellation): an
@@ -75,7 +74,15 @@ export class ReadCache {
 
   constructor(private readonly options: ReadCacheOptions) {
     const { redis } = options
-    let store = bentostore().useL1Layer(memoryDriver({ maxSize: options.maxBytes }))
+    // An LRU of our own: bentocache's would also cap the number of entries at 1,000, whatever
+    // their size. Entries are serialized JSON, weighed by their bytes.
+    const inProcess = new LRUCache<string, string>({
+      maxSize: options.maxBytes,
+      sizeCalculation: (entry) => Buffer.byteLength(entry),
+    })
+    // The driver takes an LRU of its own making, though its options type does not say so.
+    const l1 = { cacheInstance: inProcess } as Parameters<typeof memoryDriver>[0]
+    let store = bentostore().useL1Layer(memoryDriver(l1))
     if (redis) store = store.useL2Layer(redisDriver({ connection: redis.client as Redis }))
     this.bento = new BentoCache({
       default: 'reads',
@@ -104,8 +111,12 @@ export class ReadCache {
     const shared = this.inFlight.get(key)
     if (shared && (!options.fresh || shared.startedAt >= options.startedAt)) {
       try {
-        const { value } = await abortable(shared.promise, options.signal)
-        return { value: value as T, result: 'shared' } satisfies Served<T>
+        const { value, result } = await abortable(shared.promise, options.signal)
+        // A stale answer stays stale for everyone who gets it.
+        return {
+          value: value as T,
+          result: result === 'stale' ? 'stale' : 'shared',
+        } satisfies Served<T>
       } catch (error) {
         // The loader's own failure (its budget, its departure) is not ours: load for ourselves.
         if (options.signal.aborted || !this.options.callersOwn(error)) throw error
@@ -128,8 +139,8 @@ export class ReadCache {
   ): Promise<Served<T>> {
     let failure: { error: unknown } | undefined
     let loaded: Loaded<T> | undefined
-    let sharedByReplica = false
-    let lock: string | undefined
+    let fromReplica: { value: unknown } | undefined
+    let lock: (() => void) | undefined
     const cached = await this.bento
       .getOrSet<T | undefined>({
         key,
@@ -141,12 +152,12 @@ export class ReadCache {
             if (!options.fresh) {
               const other = await this.waitForReplica(key, options)
               if (other.value !== undefined) {
-                sharedByReplica = true
-                // Already stored by the replica that loaded it.
-                ctx.setOptions({ skipL2Write: true })
-                return other.value as T
+                // Stored by the replica that loaded it, with the upstream's TTL: reading it put
+                // it in this process's tier as it is, so nothing more is stored here.
+                fromReplica = { value: other.value }
+                return ctx.skip()
               }
-              lock = other.lock
+              lock = other.release
             }
             loaded = await load()
           } catch (error) {
@@ -164,15 +175,13 @@ export class ReadCache {
       .catch((error: unknown) => {
         throw failure ? failure.error : error
       })
-      .finally(() => {
-        // Released once the answer is stored, so a waiting replica finds it when the lock goes.
-        if (lock) this.options.redis?.release(lockKey(key), lock)
-      })
+      // Released once the answer is stored, so a waiting replica finds it when the lock goes.
+      .finally(() => lock?.())
     if (failure) {
       if (cached === undefined) throw failure.error
       return { value: cached, result: 'stale' }
     }
-    if (sharedByReplica) return { value: cached as T, result: 'shared' }
+    if (fromReplica) return { value: fromReplica.value as T, result: 'shared' }
     if (loaded) return { value: loaded.value, result: 'miss' }
     return { value: cached as T, result: 'hit' }
   }
@@ -180,20 +189,20 @@ export class ReadCache {
   /**
    * Across replicas: takes the load's lock in Redis, or, when another replica holds it, waits
    * for that replica's answer to appear in the cache. Gives up waiting (and loads) when the lock
-   * goes without an answer, or at the caller's deadline; without Redis, or with Redis failing,
-   * it loads at once.
+   * goes without an answer (its holder renews it while it loads, so a holder that crashed or
+   * lost Redis lets go within a second), or at the caller's deadline; without Redis, or with
+   * Redis failing, it loads at once.
    */
   private async waitForReplica(
     key: string,
     options: ReadOptions,
-  ): Promise<{ value?: unknown; lock?: string }> {
+  ): Promise<{ value?: unknown; release?: () => void }> {
     const { redis } = this.options
     if (!redis) return {}
     const owner = `${this.instance}:${randomUUID()}`
-    const lockMs = this.options.loadTimeoutMs + 1000
     const take = async () => {
-      const taken = await redis.acquire(lockKey(key), owner, lockMs)
-      return taken === 'held' ? undefined : taken === 'taken' ? { lock: owner } : {}
+      const taken = await redis.hold(lockKey(key), owner)
+      return taken === 'held' ? undefined : taken === 'unavailable' ? {} : { release: taken }
     }
     const mine = await take()
     if (mine) return mine
