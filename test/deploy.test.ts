@@ -2,14 +2,15 @@ import type { ChildProcess } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { parse } from 'yaml'
+import { parse, parseAllDocuments } from 'yaml'
 import { DEMO_TOKEN } from '../src/demo-upstream/server.js'
 import { freePort, startEntry } from './support/process.js'
 
 /**
  * What operators rely on when they deploy: docker-compose.yml (two gateway replicas sharing one
  * Redis in front of the demo upstream), the Dockerfile (contract/runtime.md), .dockerignore, and
- * the demo upstream run as a process of its own (src/demo-upstream/main.ts).
+ * the demo upstream run as a process of its own (src/demo-upstream/main.ts), and the Kubernetes
+ * manifests (deploy/kubernetes/gateway.yaml).
  */
 
 const root = new URL('../', import.meta.url)
@@ -235,5 +236,222 @@ describe('the demo upstream as its own process', () => {
     const { stdout, stderr } = bad.output()
     expect(stdout).toBe('')
     expect(stderr.trim().split('\n')).toEqual([expect.stringContaining('DEMO_LATENCY_MS')])
+  })
+})
+
+interface K8sProbe {
+  httpGet?: { path?: string; port?: number | string }
+}
+
+interface K8sContainer {
+  name: string
+  image?: string
+  ports?: { name?: string; containerPort: number }[]
+  envFrom?: { configMapRef?: { name?: string }; secretRef?: { name?: string } }[]
+  env?: {
+    name: string
+    value?: string
+    valueFrom?: {
+      configMapKeyRef?: { name?: string; key?: string }
+      secretKeyRef?: { name?: string; key?: string }
+    }
+  }[]
+  livenessProbe?: K8sProbe
+  readinessProbe?: K8sProbe
+  lifecycle?: { preStop?: { exec?: { command?: string[] }; sleep?: { seconds?: number } } }
+  resources?: {
+    requests?: { cpu?: string | number; memory?: string | number }
+    limits?: { cpu?: string | number; memory?: string | number }
+  }
+  securityContext?: {
+    runAsNonRoot?: boolean
+    runAsUser?: number
+    allowPrivilegeEscalation?: boolean
+    readOnlyRootFilesystem?: boolean
+  }
+}
+
+interface K8sObject {
+  apiVersion: string
+  kind: string
+  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> }
+  data?: Record<string, unknown>
+  spec?: {
+    replicas?: number
+    selector?: { matchLabels?: Record<string, string> } | Record<string, string>
+    template?: {
+      metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }
+      spec: {
+        terminationGracePeriodSeconds?: number
+        securityContext?: { runAsNonRoot?: boolean; runAsUser?: number }
+        containers: K8sContainer[]
+      }
+    }
+    type?: string
+    ports?: { name?: string; port: number; targetPort?: number | string }[]
+  }
+}
+
+/** The backticked names of the first column of contract/runtime.md's settings table. */
+function contractSettings(): Set<string> {
+  const lines = read('contract/runtime.md').split(/\r?\n/)
+  const heading = lines.findIndex((line) => /^##\s+Settings\b/.test(line))
+  if (heading < 0) throw new Error('contract/runtime.md has no Settings section')
+  const names = new Set<string>()
+  let inTable = false
+  for (const line of lines.slice(heading + 1)) {
+    if (line.startsWith('#')) break
+    if (!line.trim().startsWith('|')) {
+      if (inTable) break
+      continue
+    }
+    inTable = true
+    const first = line.trim().split('|')[1]?.trim() ?? ''
+    const name = /^`([A-Z][A-Z0-9_]*)`$/.exec(first)?.[1]
+    if (name) names.add(name)
+  }
+  return names
+}
+
+describe('Kubernetes manifests', () => {
+  const documents = parseAllDocuments(read('deploy/kubernetes/gateway.yaml'))
+  const list = Array.isArray(documents) ? documents : []
+  const objects = list.map((doc) => doc.toJS() as K8sObject | null).filter((o) => o !== null)
+  const named = 'company-data-gateway'
+  const find = (kind: string) => {
+    const object = objects.find((o) => o.kind === kind && o.metadata?.name === named)
+    if (!object) throw new Error(`deploy/kubernetes/gateway.yaml has no ${kind} ${named}`)
+    return object
+  }
+  const deployment = find('Deployment')
+  const configMap = find('ConfigMap')
+  const service = find('Service')
+  const pod = deployment.spec?.template
+  const containers = pod?.spec.containers ?? []
+  const container = containers[0]
+  if (!container) throw new Error(`Deployment ${named} has no container`)
+  const containerPort = container.ports?.[0]
+
+  /** A probe's or a Service's port, named or numbered, as the container port number it means. */
+  const portNumber = (port: number | string | undefined) =>
+    typeof port === 'string' && !/^\d+$/.test(port)
+      ? container.ports?.find((p) => p.name === port)?.containerPort
+      : port === undefined
+        ? undefined
+        : Number(port)
+
+  /** How long the preStop hook holds the pod before SIGTERM, in seconds. */
+  const preStopSeconds = () => {
+    const preStop = container.lifecycle?.preStop
+    if (preStop?.sleep?.seconds !== undefined) return preStop.sleep.seconds
+    const command = preStop?.exec?.command ?? []
+    expect(command[0]).toMatch(/(^|\/)sleep$/)
+    const seconds = Number(command[1])
+    expect(Number.isFinite(seconds)).toBe(true)
+    return seconds
+  }
+
+  it('parses, and holds the Deployment, ConfigMap and Service (no Secret)', () => {
+    expect(list.length).toBeGreaterThanOrEqual(3)
+    for (const doc of list) expect(doc.errors).toEqual([])
+    expect(deployment.apiVersion).toBe('apps/v1')
+    expect(configMap.apiVersion).toBe('v1')
+    expect(service.apiVersion).toBe('v1')
+    // Credentials are created with kubectl, never committed.
+    expect(objects.some((o) => o.kind === 'Secret')).toBe(false)
+  })
+
+  it('runs two replicas of the gateway image on port 4000', () => {
+    expect(deployment.spec?.replicas).toBe(2)
+    expect(containers).toHaveLength(1)
+    expect(container.image).toMatch(/^company-data-gateway[:@]/)
+    expect(containerPort?.containerPort).toBe(4000)
+    // The Deployment's selector picks its own pods.
+    const selector = (
+      deployment.spec?.selector as { matchLabels?: Record<string, string> } | undefined
+    )?.matchLabels
+    expect(selector).toBeDefined()
+    expect(pod?.metadata?.labels).toMatchObject(selector ?? {})
+  })
+
+  it('probes liveness on /health and readiness on /ready at the container port', () => {
+    expect(container.livenessProbe?.httpGet?.path).toBe('/health')
+    expect(portNumber(container.livenessProbe?.httpGet?.port)).toBe(containerPort?.containerPort)
+    expect(container.readinessProbe?.httpGet?.path).toBe('/ready')
+    expect(portNumber(container.readinessProbe?.httpGet?.port)).toBe(containerPort?.containerPort)
+  })
+
+  it('sets resource requests and limits for cpu and memory', () => {
+    for (const kind of ['requests', 'limits'] as const) {
+      expect(container.resources?.[kind]?.cpu).toBeDefined()
+      expect(container.resources?.[kind]?.memory).toBeDefined()
+    }
+  })
+
+  it('gives the pod longer to stop than the preStop sleep and the drain together', () => {
+    const grace = pod?.spec.terminationGracePeriodSeconds
+    const shutdownMs = Number(configMap.data?.SHUTDOWN_TIMEOUT_MS)
+    expect(Number.isInteger(shutdownMs) && shutdownMs > 0).toBe(true)
+    expect(typeof grace).toBe('number')
+    expect((grace as number) * 1000).toBeGreaterThan(shutdownMs + preStopSeconds() * 1000)
+  })
+
+  it('runs as non-root, read-only, without privilege escalation', () => {
+    const podContext = pod?.spec.securityContext
+    const runAsNonRoot = container.securityContext?.runAsNonRoot ?? podContext?.runAsNonRoot
+    expect(runAsNonRoot).toBe(true)
+    // The image's USER is a name (node): runAsNonRoot needs a numeric uid to be verified.
+    const uid = container.securityContext?.runAsUser ?? podContext?.runAsUser
+    expect(typeof uid === 'number' && uid > 0).toBe(true)
+    expect(container.securityContext?.readOnlyRootFilesystem).toBe(true)
+    expect(container.securityContext?.allowPrivilegeEscalation).toBe(false)
+  })
+
+  it('exposes the container port through a ClusterIP Service on port 80', () => {
+    expect(service.spec?.type ?? 'ClusterIP').toBe('ClusterIP')
+    expect(pod?.metadata?.labels).toMatchObject(
+      (service.spec?.selector as Record<string, string> | undefined) ?? { missing: 'selector' },
+    )
+    const port = service.spec?.ports?.find((p) => p.port === 80)
+    expect(port?.name).toBe('http')
+    expect(portNumber(port?.targetPort ?? port?.port)).toBe(containerPort?.containerPort)
+  })
+
+  it('sets only settings named in contract/runtime.md, from the ConfigMap and the Secret', () => {
+    const settings = contractSettings()
+    expect(settings).toContain('SHUTDOWN_TIMEOUT_MS')
+    expect(settings).toContain('PERSISTED_DOCUMENTS')
+    const names: string[] = []
+    for (const source of container.envFrom ?? []) {
+      // Every key of the ConfigMap becomes a variable; a Secret referenced whole could hide keys.
+      expect(source.secretRef).toBeUndefined()
+      expect(source.configMapRef?.name).toBe(named)
+      names.push(...Object.keys(configMap.data ?? {}))
+    }
+    for (const entry of container.env ?? []) {
+      names.push(entry.name)
+      const ref = entry.valueFrom?.configMapKeyRef ?? entry.valueFrom?.secretKeyRef
+      if (ref) expect(ref.name).toBe(named)
+    }
+    expect(names).toEqual(expect.arrayContaining(['UPSTREAM_URL', 'SHUTDOWN_TIMEOUT_MS']))
+    expect(names).toEqual(expect.arrayContaining(['UPSTREAM_TOKEN', 'GATEWAY_SECRET']))
+    expect(names.filter((name) => !settings.has(name))).toEqual([])
+    // A ConfigMap holds strings only: an unquoted 20000 or true is refused by the API server.
+    for (const [key, value] of Object.entries(configMap.data ?? {})) {
+      expect([key, typeof value]).toEqual([key, 'string'])
+    }
+    // The credentials come from the Secret, never in plain text.
+    for (const secret of ['UPSTREAM_TOKEN', 'GATEWAY_SECRET']) {
+      expect(configMap.data ?? {}).not.toHaveProperty(secret)
+      const entry = container.env?.find((e) => e.name === secret)
+      expect(entry?.valueFrom?.secretKeyRef).toMatchObject({ name: named, key: secret })
+    }
+  })
+
+  it('tells Prometheus to scrape /metrics on the container port', () => {
+    const annotations = pod?.metadata?.annotations ?? {}
+    expect(annotations['prometheus.io/scrape']).toBe('true')
+    expect(annotations['prometheus.io/path']).toBe('/metrics')
+    expect(Number(annotations['prometheus.io/port'])).toBe(containerPort?.containerPort)
   })
 })
