@@ -2,6 +2,7 @@ import { createServer } from 'node:http'
 import { ConfigError, loadConfig } from './config.js'
 import { DEMO_TOKEN, DemoUpstream } from './demo-upstream/server.js'
 import { createLogger } from './logger.js'
+import { startTelemetry, type Telemetry } from './telemetry.js'
 import { createGateway } from './yoga.js'
 
 /** Reads the settings, starts the demo upstream when no UPSTREAM_URL is set, and listens. */
@@ -16,6 +17,15 @@ try {
 }
 
 const logger = createLogger(config.logLevel)
+let telemetry: Telemetry | undefined
+try {
+  telemetry = startTelemetry(process.env, 'company-data-gateway', logger)
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error
+  console.error(error.message)
+  process.exit(1)
+}
+if (telemetry) logger.info('Traces exported over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT)')
 if (config.production && config.gatewaySecretIsDefault) {
   logger.warn(
     'GATEWAY_SECRET is unset: Contact IDs are keyed with the public development secret; set the same secret on every replica',
@@ -51,6 +61,7 @@ async function shutdown(signal: string) {
   await new Promise<void>((resolve) => server.close(() => resolve()))
   await gateway.close()
   await demo?.stop()
+  await telemetry?.shutdown(2000)
   clearTimeout(force)
   process.exit(0)
 }

@@ -3,12 +3,14 @@ import type { Plugin } from 'graphql-yoga'
 import type { Context } from './context.js'
 import { operationOf } from './cost.js'
 import type { Logger } from './logger.js'
+import type { GatewayMetrics } from './metrics.js'
+import { requestIdOf } from './request-id.js'
 
 /**
- * One log line per GraphQL request: the operation's name, outcome, duration, upstream calls and
- * error codes, so operators see what each query cost and why one was refused. Refusals (406,
- * parse, validation, variables, budget) are logged like the rest. Never variables, query text
- * or headers.
+ * One log line per GraphQL request: the operation's name, outcome, duration, upstream calls,
+ * cache hits and error codes, with the request's id, so operators see what each query cost and
+ * why one was refused; and the same outcome and duration in the metrics. Refusals (406, parse,
+ * validation, variables, budget) count like the rest. Never variables, query text or headers.
  */
 
 type Outcome = 'ok' | 'partial' | 'error' | 'refused'
@@ -28,7 +30,11 @@ function outcomeOf(result: ExecutionResult): Outcome {
   return result.data === null ? 'error' : 'partial'
 }
 
-export function useOperationLog(logger: Logger, graphqlEndpoint: string): Plugin<Context> {
+export function useOperationLog(
+  graphqlEndpoint: string,
+  logger: Logger | undefined,
+  metrics: GatewayMetrics,
+): Plugin<Context> {
   const entries = new WeakMap<Request, Entry>()
   return {
     onRequest({ request, url }) {
@@ -61,13 +67,18 @@ export function useOperationLog(logger: Logger, graphqlEndpoint: string): Plugin
       entries.delete(request)
       // No result at all: refused at the HTTP level (406) or served GraphiQL.
       if (entry.outcome === undefined && response.status < 400) return
-      logger.info(
+      const outcome = entry.outcome ?? 'refused'
+      const ms = performance.now() - entry.started
+      metrics.operation(outcome, ms / 1000)
+      logger?.info(
         {
+          requestId: requestIdOf(request),
           operation: entry.operation ?? null,
-          outcome: entry.outcome ?? 'refused',
+          outcome,
           status: response.status,
-          durationMs: Math.round(performance.now() - entry.started),
+          durationMs: Math.round(ms),
           upstreamCalls: entry.context?.operation.upstreamCalls ?? 0,
+          cacheHits: entry.context?.operation.cacheHits ?? 0,
           errors: entry.codes?.length ? entry.codes : undefined,
         },
         'operation',

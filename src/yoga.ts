@@ -6,9 +6,12 @@ import { type Context, contextFactory } from './context.js'
 import { maskError } from './errors.js'
 import { keyedHash } from './keyed-hash.js'
 import { type Logger, yogaLogger } from './logger.js'
+import { GatewayMetrics, useMetricsEndpoint } from './metrics.js'
 import { useOperationBudget } from './operation-budget.js'
 import { useOperationLog } from './operation-log.js'
+import { useRequestId } from './request-id.js'
 import { schema } from './schema/index.js'
+import { useOperationTracing } from './telemetry.js'
 import { UpstreamClient } from './upstream/client.js'
 import { isCallersOwn, staleMayAnswer } from './upstream/errors.js'
 import { UpstreamRateLimiter } from './upstream/rate-limit.js'
@@ -54,7 +57,11 @@ export type GatewayConfig = Omit<Config, 'port' | 'host' | 'logLevel' | 'upstrea
  * with node:http (src/main.ts) or call `yoga.fetch` directly (tests).
  */
 export function createGateway(config: GatewayConfig, logger?: Logger) {
-  const redis = config.redisUrl ? new RedisLink(config.redisUrl, logger) : undefined
+  const metrics = new GatewayMetrics()
+  let closing: Promise<void> | undefined
+  const redis = config.redisUrl
+    ? new RedisLink(config.redisUrl, logger, () => metrics.redisFailures.inc())
+    : undefined
   const cache =
     config.cacheTtlSeconds > 0
       ? new ReadCache({
@@ -62,7 +69,6 @@ export function createGateway(config: GatewayConfig, logger?: Logger) {
           staleSeconds: config.cacheStaleSeconds,
           maxBytes: config.cacheMaxBytes,
           redis,
-          loadTimeoutMs: config.upstreamTimeoutMs,
           staleAllowed: staleMayAnswer,
           callersOwn: isCallersOwn,
         })
@@ -79,6 +85,7 @@ export function createGateway(config: GatewayConfig, logger?: Logger) {
     tokenKey: (token) => keyedHash(config.gatewaySecret, ['upstream token', token]),
     cache,
     rateLimiter,
+    metrics,
   })
   const graphqlEndpoint = '/graphql'
   const yoga = createYoga<Record<string, never>, Context>({
@@ -93,7 +100,11 @@ export function createGateway(config: GatewayConfig, logger?: Logger) {
     // One operation per request: a batch would multiply the upstream work past the cost check.
     batching: false,
     plugins: [
-      ...(logger ? [useOperationLog(logger, graphqlEndpoint)] : []),
+      // First, so its span covers the other plugins and sees their refusals.
+      useOperationTracing(),
+      useRequestId(),
+      useMetricsEndpoint(metrics),
+      useOperationLog(graphqlEndpoint, logger, metrics),
       // /health (liveness) is yoga's own; ready: the upstream answers and takes our token.
       useReadinessCheck({ endpoint: '/ready', check: () => client.ready() }),
       useAcceptCheck(graphqlEndpoint),
@@ -108,11 +119,16 @@ export function createGateway(config: GatewayConfig, logger?: Logger) {
   return {
     yoga,
     client,
-    close: async () => {
-      await client.close()
-      await cache?.close()
-      rateLimiter.close()
-      await redis?.close()
+    metrics,
+    /** Releases the upstream connections, the cache and Redis; once, however often called. */
+    close: () => {
+      closing ??= (async () => {
+        await client.close()
+        await cache?.close()
+        rateLimiter.close()
+        await redis?.close()
+      })()
+      return closing
     },
   }
 }

@@ -223,7 +223,27 @@ describe('the upstream client in an operation’s scope', () => {
     ])
     log.clear()
     await outcome(client.send(prepare(listDetails, { listId: 4242 }), scope()))
-    expect(log.lines()[0]).toMatchObject({ level: 30, code: 'NOT_FOUND', status: 404 })
+    expect(log.lines().filter((l) => l.msg === 'upstream read failed')).toEqual([
+      expect.objectContaining({ level: 30, code: 'NOT_FOUND', status: 404 }),
+    ])
+  })
+
+  it('logs, at debug level, one line per upstream request with its request id', async () => {
+    const client = clientWith(2)
+    demo.inject({ path, status: 503, times: 1 })
+    await client.send(statements, scope({ requestId: 'req-42' }))
+    expect(log.lines().filter((l) => l.msg === 'upstream call')).toEqual([
+      expect.objectContaining({
+        level: 20,
+        endpoint: '/v1/companies/{countryCode}/{companyNumber}/financials',
+        status: 503,
+        attempt: 1,
+        cache: 'off',
+        requestId: 'req-42',
+      }),
+      expect.objectContaining({ level: 20, status: 200, attempt: 2, requestId: 'req-42' }),
+    ])
+    expect(demo.calls().map((c) => c.requestId)).toEqual(['req-42', 'req-42'])
   })
 })
 

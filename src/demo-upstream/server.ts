@@ -54,6 +54,9 @@ export interface ReceivedCall {
   /** The bearer token sent, if any. */
   token: string | undefined
   language: string | undefined
+  /** The X-Request-Id and W3C traceparent sent, if any: tests follow a request through. */
+  requestId: string | undefined
+  traceparent: string | undefined
 }
 
 /** A fault applied to the requests whose path matches, `times` times (default: until cleared). */
@@ -257,6 +260,8 @@ export class DemoUpstream {
       query: Object.fromEntries(url.searchParams),
       token,
       language,
+      requestId: header(req, 'x-request-id'),
+      traceparent: header(req, 'traceparent'),
     }
     this.received.push(call)
     res.once('close', () => {
@@ -448,6 +453,11 @@ export class DemoUpstream {
       },
     }
   }
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name]
+  return Array.isArray(value) ? value[0] : value
 }
 
 function matches(pattern: string | RegExp, path: string): boolean {

@@ -2,6 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from 'pino'
 import { type Dispatcher, Pool, errors as undiciErrors } from 'undici'
 import type { z } from 'zod'
+import type { UpstreamMetrics, UpstreamStatus } from '../metrics.js'
+import { ATTR_GATEWAY_CACHE, recordCacheRead, traceUpstreamCall } from '../telemetry.js'
 import { cancelled, meaningOfStatus, parseRetryAfter, UpstreamError } from './errors.js'
 import { FairShare, WaitEnded } from './fair-share.js'
 import { RateLimitWait, type UpstreamRateLimiter } from './rate-limit.js'
@@ -27,6 +29,8 @@ export interface Caller {
 /** How one GraphQL operation uses the upstream; made per operation by the caller of send(). */
 export interface ReadScope {
   caller: Caller
+  /** The GraphQL request's X-Request-Id: sent upstream and on its log lines. */
+  requestId?: string | undefined
   /** Connections are shared round robin between keys: one key's backlog never starves another's. */
   fairnessKey: string
   /** Aborted when the operation's response is complete or its client went away: a queued read is
@@ -49,8 +53,10 @@ export type QueryValue = string | number | boolean | readonly string[] | undefin
 
 /** One REST endpoint: how its parameters become a request, and the shape of its answer. */
 export interface Endpoint<P, T> {
-  /** Method and path template, e.g. `GET /v1/lists/{id}`: names the endpoint in errors and logs. */
+  /** Method and path template, e.g. `GET /v1/lists/{id}`: names the endpoint in errors. */
   readonly name: string
+  /** The path template as the REST document writes it, e.g. `/v1/lists/{id}`: metrics, logs. */
+  readonly template: string
   readonly request: (params: P) => {
     path: readonly (string | number)[]
     query?: Record<string, QueryValue>
@@ -63,7 +69,12 @@ export function defineEndpoint<P, S extends z.ZodType>(
   request: Endpoint<P, z.output<S>>['request'],
   response: S,
 ): Endpoint<P, z.output<S>> {
-  return { name, request, response: response as z.ZodType<z.output<S>> }
+  return {
+    name,
+    template: name.replace(/^GET /, ''),
+    request,
+    response: response as z.ZodType<z.output<S>>,
+  }
 }
 
 /** A request ready to send; `key` identifies it for de-duplication (same key, same answer). */
@@ -113,10 +124,14 @@ export interface UpstreamClientOptions {
   cache?: ReadCache | undefined
   /** UPSTREAM_RATE_LIMIT per token, and the upstream's own 429 Retry-After, for every caller. */
   rateLimiter?: UpstreamRateLimiter | undefined
+  /** Counts every request sent and every cache read. */
+  metrics?: UpstreamMetrics | undefined
   retry?: RetryPolicy
   logger?: Logger
 }
 
+/** The longest an upstream 429's Retry-After holds a whole token. */
+const MAX_PAUSE_S = 300
 /** How long one readiness check answers every probe (contract: at most 5 s). */
 const READY_REUSE_MS = 5000
 
@@ -182,6 +197,8 @@ export class UpstreamClient {
     try {
       const served = await cache.read(key, scope, () => this.load(request, scope, token, tokenKey))
       scope.served(served.result)
+      this.options.metrics?.cacheRead(served.result)
+      recordCacheRead(served.result)
       return served.value
     } catch (error) {
       // Waiting for another operation's read ended with this operation.
@@ -209,6 +226,7 @@ export class UpstreamClient {
     }
     const { language } = scope.caller
     if (language !== undefined) headers[this.options.languageHeader] = language
+    if (scope.requestId !== undefined) headers['x-request-id'] = scope.requestId
 
     this.retryBudget.deposit()
     /** When the read must be done; set when its first request is sent. */
@@ -231,7 +249,7 @@ export class UpstreamClient {
       try {
         if (attempts === 0) readDeadline = Date.now() + this.options.timeoutMs
         attempts++
-        return await this.attempt(request, headers, scope.signal, readDeadline)
+        return await this.attempt(request, headers, scope, readDeadline, attempts)
       } catch (error) {
         failure = error as UpstreamError
       } finally {
@@ -239,11 +257,10 @@ export class UpstreamClient {
       }
       if (failure.cancelled) throw failure
       if (failure.code === 'RATE_LIMITED' && failure.retryAfterSeconds !== undefined) {
-        // The upstream asked this token to slow down: every read made with it waits, not only this.
-        await this.options.rateLimiter?.pause(
-          tokenKey,
-          Date.now() + failure.retryAfterSeconds * 1000,
-        )
+        // The upstream asked this token to slow down: every read made with it waits, not only
+        // this one; at most MAX_PAUSE_S, so one bad header cannot stop a token for a day.
+        const seconds = Math.min(failure.retryAfterSeconds, MAX_PAUSE_S)
+        await this.options.rateLimiter?.pause(tokenKey, Date.now() + seconds * 1000)
       }
       const delay = retryDelayMs(this.retryPolicy, attempts - 1, failure)
       const retry =
@@ -332,12 +349,60 @@ export class UpstreamClient {
     return failure
   }
 
+  /** One HTTP request, counted in the metrics and, at debug level, logged. */
   private async attempt<T>(
+    request: PreparedRequest<T>,
+    headers: Record<string, string>,
+    scope: ReadScope,
+    readDeadline: number,
+    attempt: number,
+  ): Promise<Loaded<T>> {
+    const started = performance.now()
+    const cache = !this.options.cache ? 'off' : scope.fresh ? 'bypass' : 'miss'
+    let status: UpstreamStatus = 'error'
+    try {
+      // Its span is the parent named in the traceparent sent upstream.
+      const answer = await traceUpstreamCall(
+        request.endpoint.template,
+        attempt,
+        headers,
+        async (span) => {
+          span.setAttribute(ATTR_GATEWAY_CACHE, cache)
+          const answer = await this.exchange(request, headers, scope.signal, readDeadline)
+          span.setAttribute('http.response.status_code', answer.status)
+          return answer
+        },
+      )
+      status = answer.status
+      return answer.loaded
+    } catch (error) {
+      const failure = error as UpstreamError
+      status = failure.status ?? (failure.code === 'UPSTREAM_TIMEOUT' ? 'timeout' : 'error')
+      throw error
+    } finally {
+      const ms = performance.now() - started
+      const { template } = request.endpoint
+      this.options.metrics?.upstreamRequest(template, status, ms / 1000)
+      this.options.logger?.debug(
+        {
+          endpoint: template,
+          status,
+          ms: Math.round(ms),
+          attempt,
+          cache,
+          requestId: scope.requestId,
+        },
+        'upstream call',
+      )
+    }
+  }
+
+  private async exchange<T>(
     request: PreparedRequest<T>,
     headers: Record<string, string>,
     operationEnded: AbortSignal,
     readDeadline: number,
-  ): Promise<Loaded<T>> {
+  ): Promise<{ loaded: Loaded<T>; status: number }> {
     const { endpoint } = request
     const timeout = AbortSignal.timeout(Math.max(1, readDeadline - Date.now()))
     const deadline = AbortSignal.any([operationEnded, timeout])
@@ -375,8 +440,11 @@ export class UpstreamClient {
     }
     const value = parseBody(text, endpoint, status)
     return {
-      value,
-      cacheControl: Array.isArray(cacheControl) ? cacheControl.join(',') : cacheControl,
+      loaded: {
+        value,
+        cacheControl: Array.isArray(cacheControl) ? cacheControl.join(',') : cacheControl,
+      },
+      status,
     }
   }
 
@@ -394,6 +462,8 @@ export class UpstreamClient {
   }
 
   private async checkReady(): Promise<boolean> {
+    const started = performance.now()
+    let status: UpstreamStatus = 'error'
     try {
       const response = await this.dispatcher.request({
         origin: this.origin,
@@ -406,10 +476,17 @@ export class UpstreamClient {
       })
       await response.body.dump()
       const { statusCode } = response
+      status = statusCode
       if (this.options.serviceToken && (statusCode === 401 || statusCode === 403)) return false
       return statusCode < 500
     } catch {
       return false
+    } finally {
+      this.options.metrics?.upstreamRequest(
+        '/v1/lists',
+        status,
+        (performance.now() - started) / 1000,
+      )
     }
   }
 

@@ -22,20 +22,23 @@ export class RedisUnavailable extends Error {
   }
 }
 
-/** Deletes the key only if it still holds `owner`: a lock that expired and was taken by someone
- *  else is not released by its first owner. */
+/** How long a lock outlives its holder's last renewal. */
+const LOCK_MS = 1000
+/** Deletes (or renews) the key only if it still holds `owner`: a lock that expired and was taken
+ *  by someone else is not touched by its first owner. */
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`
+const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`
 
 export class RedisLink {
   readonly client: Redis
   private brokenUntil = 0
   private down = false
-  /** Commands refused or failed since start: operators see Redis trouble without reading logs. */
-  failures = 0
 
   constructor(
     url: string,
     private readonly logger?: Logger,
+    /** Told of every command that failed or was not sent: operators see it in the metrics. */
+    private readonly failed: () => void = () => {},
   ) {
     this.client = new Redis(url, {
       commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
@@ -48,22 +51,22 @@ export class RedisLink {
     this.client.on('error', (error: Error) => this.markDown(error))
     this.client.on('ready', () => {
       this.brokenUntil = 0
-      if (!this.down) return
-      this.down = false
-      this.logger?.info('Redis reachable again')
+      this.markUp()
     })
   }
 
   /** Runs a Redis operation unless the breaker is open; a failure opens it. */
   readonly guard = async <T>(operation: () => Promise<T>): Promise<T> => {
     if (Date.now() < this.brokenUntil) {
-      this.failures++
+      this.failed()
       throw new RedisUnavailable()
     }
     try {
       // Connecting (at start, or back after an outage): worth one short wait, not more.
       if (this.client.status !== 'ready') await this.ready()
-      return await operation()
+      const result = await operation()
+      this.markUp()
+      return result
     } catch (error) {
       this.markDown(error as Error)
       throw error
@@ -88,14 +91,28 @@ export class RedisLink {
     })
   }
 
-  /** Takes `key` for `owner` for `ms`: `held` when someone else has it, `unavailable` when
-   *  Redis fails (the caller then goes on without it). */
-  async acquire(key: string, owner: string, ms: number): Promise<'taken' | 'held' | 'unavailable'> {
+  /**
+   * Holds the lock `key` for `owner` while the caller works: a short expiry, renewed every third
+   * of it, so a holder that crashed or lost Redis lets go within LOCK_MS. Answers `held` when
+   * someone else has it, `unavailable` when Redis fails (the caller goes on without it), and
+   * otherwise the function that releases it.
+   */
+  async hold(key: string, owner: string): Promise<'held' | 'unavailable' | (() => void)> {
+    let set: string | null
     try {
-      const set = await this.guard(() => this.client.set(key, owner, 'PX', ms, 'NX'))
-      return set === 'OK' ? 'taken' : 'held'
+      set = await this.guard(() => this.client.set(key, owner, 'PX', LOCK_MS, 'NX'))
     } catch {
       return 'unavailable'
+    }
+    if (set !== 'OK') return 'held'
+    const renew = setInterval(() => {
+      this.guard(() => this.client.eval(RENEW, 1, key, owner, LOCK_MS)).catch(() => {})
+    }, LOCK_MS / 3)
+    renew.unref()
+    return () => {
+      clearInterval(renew)
+      // Past the breaker: a lock left behind would keep other replicas waiting until it expires.
+      this.client.eval(RELEASE, 1, key, owner).catch(() => {})
     }
   }
 
@@ -108,18 +125,20 @@ export class RedisLink {
     }
   }
 
-  /** Releases `key` if `owner` still holds it; a failure leaves it to expire. */
-  release(key: string, owner: string): void {
-    this.guard(() => this.client.eval(RELEASE, 1, key, owner)).catch(() => {})
-  }
-
   async close(): Promise<void> {
     this.client.disconnect()
   }
 
+  /** A stalled Redis comes back without reconnecting: any success ends the outage. */
+  private markUp() {
+    if (!this.down) return
+    this.down = false
+    this.logger?.info('Redis reachable again')
+  }
+
   /** Logged once per outage, not once per failed command. */
   private markDown(error: Error) {
-    this.failures++
+    this.failed()
     this.brokenUntil = Date.now() + BREAK_MS
     if (this.down) return
     this.down = true

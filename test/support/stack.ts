@@ -3,6 +3,7 @@ import { print } from 'graphql'
 import { afterAll, beforeEach } from 'vitest'
 import { loadConfig } from '../../src/config.js'
 import { DEMO_TOKEN, DemoUpstream } from '../../src/demo-upstream/server.js'
+import type { Logger } from '../../src/logger.js'
 import { createGateway, type GatewayConfig } from '../../src/yoga.js'
 
 /**
@@ -44,18 +45,24 @@ export interface GraphQLResponse<R> {
  * The cache of reads across operations is off unless `config` turns it on, so that every test
  * sees the upstream calls its operations make.
  */
-export async function startStack(config: Partial<GatewayConfig> = {}): Promise<Stack> {
+export async function startStack(
+  config: Partial<GatewayConfig> = {},
+  logger?: Logger,
+): Promise<Stack> {
   const demo = new DemoUpstream()
   const url = await demo.start()
   const gateways: ReturnType<typeof createGateway>[] = []
   const client = (overrides: Partial<GatewayConfig>) => {
-    const gateway = createGateway({
-      ...loadConfig({}),
-      upstreamTimeoutMs: 2000,
-      cacheTtlSeconds: 0,
-      ...overrides,
-      upstreamUrl: url,
-    })
+    const gateway = createGateway(
+      {
+        ...loadConfig({}),
+        upstreamTimeoutMs: 2000,
+        cacheTtlSeconds: 0,
+        ...overrides,
+        upstreamUrl: url,
+      },
+      logger,
+    )
     gateways.push(gateway)
     const send = async (query: string, variables: unknown, headers: Record<string, string>) => {
       const response = await gateway.yoga.fetch('http://gateway.test/graphql', {

@@ -1,0 +1,101 @@
+import type { Plugin } from 'graphql-yoga'
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client'
+import type { CacheResult } from './upstream/read-cache.js'
+
+/**
+ * What operators scrape at /metrics (Prometheus text, prom-client): upstream requests and their
+ * latency per REST path template and status, cache reads by result, operations by outcome and
+ * duration, Redis failures, and the process defaults (memory, CPU, event-loop lag). Labels hold
+ * only templates and fixed words: never a token, a company number or query text.
+ *
+ * One registry per gateway, so several gateways in one process (tests, replicas) keep their
+ * own counts; the process defaults are registered on each.
+ */
+
+/** How a GraphQL request ended, as the operation log says it. */
+export type OperationOutcome = 'ok' | 'partial' | 'error' | 'refused'
+
+/** What an upstream request ended with: its HTTP status, or no answer at all. */
+export type UpstreamStatus = number | 'error' | 'timeout'
+
+export interface UpstreamMetrics {
+  /** One HTTP request sent upstream (every attempt, readiness checks included). */
+  upstreamRequest(endpoint: string, status: UpstreamStatus, seconds: number): void
+  cacheRead(result: CacheResult): void
+}
+
+export class GatewayMetrics implements UpstreamMetrics {
+  readonly registry = new Registry()
+  private readonly upstreamRequests = new Counter({
+    name: 'gateway_upstream_requests_total',
+    help: 'HTTP requests sent to the upstream, retries and readiness checks included, by REST path template and HTTP status (or error/timeout).',
+    labelNames: ['endpoint', 'status'] as const,
+    registers: [this.registry],
+  })
+  private readonly upstreamDuration = new Histogram({
+    name: 'gateway_upstream_request_duration_seconds',
+    help: 'Time from sending an upstream request to its complete answer (or failure), by REST path template.',
+    labelNames: ['endpoint'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  })
+  private readonly cacheReads = new Counter({
+    name: 'gateway_cache_reads_total',
+    help: 'Upstream reads asked of the cache, by result: hit, miss, stale (served after an upstream failure) or shared (joined a read in flight).',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  })
+  private readonly operations = new Counter({
+    name: 'gateway_operations_total',
+    help: 'GraphQL requests by outcome: ok, partial (data and errors), error (errors, no data), refused (before execution).',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  })
+  private readonly operationDuration = new Histogram({
+    name: 'gateway_operation_duration_seconds',
+    help: 'Time to answer a GraphQL request, from its arrival to its response.',
+    labelNames: ['status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  })
+  /** Redis commands that failed or were skipped while Redis was unavailable. */
+  readonly redisFailures = new Counter({
+    name: 'gateway_redis_failures_total',
+    help: 'Redis commands that failed or were not sent because Redis was unavailable; requests were served without Redis meanwhile.',
+    registers: [this.registry],
+  })
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry })
+  }
+
+  upstreamRequest(endpoint: string, status: UpstreamStatus, seconds: number): void {
+    this.upstreamRequests.inc({ endpoint, status: String(status) })
+    this.upstreamDuration.observe({ endpoint }, seconds)
+  }
+
+  cacheRead(result: CacheResult): void {
+    this.cacheReads.inc({ result })
+  }
+
+  operation(outcome: OperationOutcome, seconds: number): void {
+    this.operations.inc({ status: outcome })
+    this.operationDuration.observe({ status: outcome }, seconds)
+  }
+
+  /** The text a Prometheus scrape reads, with its content type. */
+  async scrape(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() }
+  }
+}
+
+/** Serves the metrics at `path` (GET), before the GraphQL pipeline. */
+export function useMetricsEndpoint(metrics: GatewayMetrics, path = '/metrics'): Plugin {
+  return {
+    async onRequest({ url, request, endResponse, fetchAPI }) {
+      if (url.pathname !== path || request.method !== 'GET') return
+      const { contentType, body } = await metrics.scrape()
+      endResponse(new fetchAPI.Response(body, { headers: { 'content-type': contentType } }))
+    },
+  }
+}

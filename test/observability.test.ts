@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest'
+import { createLogger } from '../src/logger.js'
+import { logSink } from './support/log-sink.js'
+import { startStack } from './support/stack.js'
+
+/**
+ * What operators see: /metrics in Prometheus text with the contract's metrics and labels, and one
+ * request followed by its X-Request-Id from the caller through the logs to the upstream.
+ */
+
+const log = logSink()
+const stack = await startStack({ cacheTtlSeconds: 300 }, createLogger('debug', log.stream))
+const { demo } = stack
+const company = demo.data.companies.find((c) => demo.data.financialsOf(c).length >= 2)
+if (!company) throw new Error('no company with statements')
+const [list] = demo.data.lists
+if (!list) throw new Error('no list')
+
+const metricsText = async (gateway = stack.gateway) => {
+  const response = await gateway.yoga.fetch('http://gateway.test/metrics')
+  expect(response.status).toBe(200)
+  expect(response.headers.get('content-type')).toMatch(/^text\/plain/)
+  return response.text()
+}
+/** The value of one sample, 0 when it is absent. */
+const sample = (text: string, series: string) => {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `))
+  return line === undefined ? 0 : Number(line.slice(series.length + 1))
+}
+
+describe('/metrics', () => {
+  it('counts every upstream request by path template and status, and the operations by outcome', async () => {
+    const fresh = stack.replica()
+    const query = `{ company(country: ${company.country}, number: "${company.companyNumber}") { name financials(first: 2) { totalCount } } list(listId: ${list.id}) { name } }`
+    demo.inject({ path: `/v1/lists/${list.id}`, status: 503, times: 1 })
+    const { body } = await fresh.post(query)
+    expect(body.errors).toBeUndefined()
+    await fresh.post('{ list(listId: 99999999) { name } }')
+    await fresh.post('{ nope }')
+
+    const text = await metricsText(fresh.gateway)
+    const requests = (endpoint: string, status: string | number) =>
+      sample(text, `gateway_upstream_requests_total{endpoint="${endpoint}",status="${status}"}`)
+    const calls = demo.calls()
+    expect(requests('/v1/lists/{id}', 503)).toBe(1)
+    expect(requests('/v1/lists/{id}', 200)).toBe(1)
+    expect(requests('/v1/lists/{id}', 404)).toBe(1)
+    expect(requests('/v1/companies/{countryCode}/{companyNumber}/financials', 200)).toBe(
+      calls.filter((c) => c.path.endsWith('/financials')).length,
+    )
+    expect(
+      sample(text, 'gateway_upstream_request_duration_seconds_count{endpoint="/v1/lists/{id}"}'),
+    ).toBe(3)
+    expect(sample(text, 'gateway_operations_total{status="ok"}')).toBe(1)
+    expect(sample(text, 'gateway_operations_total{status="partial"}')).toBe(1)
+    expect(sample(text, 'gateway_operations_total{status="refused"}')).toBe(1)
+    expect(sample(text, 'gateway_operation_duration_seconds_count{status="ok"}')).toBe(1)
+    expect(text).toMatch(/^process_resident_memory_bytes \d+/m)
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds /m)
+    // Labels carry templates and fixed words only.
+    for (const secret of [
+      'demo-token',
+      company.companyNumber,
+      'financials(first',
+      String(list.id),
+    ]) {
+      expect(text).not.toContain(secret)
+    }
+  })
+
+  it('counts cache reads by result', async () => {
+    const query = `{ list(listId: ${list.id}) { type } }`
+    const cached = stack.replica({ cacheTtlSeconds: 300 })
+    await cached.post(query)
+    await cached.post(query)
+    const text = await metricsText(cached.gateway)
+    expect(sample(text, 'gateway_cache_reads_total{result="miss"}')).toBe(1)
+    expect(sample(text, 'gateway_cache_reads_total{result="hit"}')).toBe(1)
+  })
+})
+
+describe('X-Request-Id', () => {
+  it('keeps a valid one: echoed, on the log lines of the request, and sent upstream', async () => {
+    log.clear()
+    const response = await stack.gateway.yoga.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: 'Bearer demo-token',
+        'x-request-id': 'checkout-7f3a.1_b',
+        'cache-control': 'no-cache',
+      },
+      body: JSON.stringify({ query: `{ list(listId: ${list.id}) { name } }` }),
+    })
+    expect(response.headers.get('x-request-id')).toBe('checkout-7f3a.1_b')
+    expect(demo.calls().map((c) => c.requestId)).toEqual(['checkout-7f3a.1_b'])
+    const lines = log.lines().filter((l) => l.msg === 'operation' || l.msg === 'upstream call')
+    expect(lines.map((l) => l.msg).sort()).toEqual(['operation', 'upstream call'])
+    for (const line of lines) expect(line.requestId).toBe('checkout-7f3a.1_b')
+    // pino's standard fields, which log shippers expect.
+    expect(lines[0]).toEqual(
+      expect.objectContaining({ pid: process.pid, hostname: expect.any(String) }),
+    )
+  })
+
+  it('replaces one that is too long or has other characters with a new UUID', async () => {
+    for (const given of ['has spaces', 'x'.repeat(129), 'semi;colon']) {
+      const response = await stack.gateway.yoga.fetch('http://gateway.test/health', {
+        headers: { 'x-request-id': given },
+      })
+      expect(response.headers.get('x-request-id')).toMatch(
+        /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+      )
+    }
+  })
+})
