@@ -6,6 +6,10 @@ const positive = z.coerce.number().int().positive()
 /** Used when GATEWAY_SECRET is unset: fine for development, public, so never for production. */
 const DEVELOPMENT_SECRET = 'company-data-gateway development secret'
 /** An empty variable counts as unset, as shells and compose files often leave them. */
+/** `true` or `false`, as environment variables spell them. */
+const flag = z
+  .enum(['true', 'false'], { error: 'must be true or false' })
+  .transform((v) => v === 'true')
 const optional = <T>(schema: z.ZodType<T>) =>
   z.preprocess((v) => (v === '' ? undefined : v), schema.optional())
 
@@ -36,6 +40,10 @@ export const settings = z
       z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }),
     ),
     UPSTREAM_RATE_LIMIT: optional(positive),
+    SHUTDOWN_TIMEOUT_MS: positive.default(10_000),
+    PERSISTED_DOCUMENTS: optional(z.string().min(1)),
+    PERSISTED_DOCUMENTS_ONLY: flag.default(false),
+    GRAPHIQL: flag.default(true),
     GATEWAY_SECRET: optional(z.string().min(16, 'must be at least 16 characters')),
     NODE_ENV: z.string().default('development'),
   })
@@ -70,6 +78,14 @@ export const settings = z
     redisUrl: e.REDIS_URL,
     /** Upstream requests per second per upstream token, over every replica on REDIS_URL. */
     upstreamRateLimit: e.UPSTREAM_RATE_LIMIT,
+    /** On SIGTERM/SIGINT: the longest the drain may take before the process exits. */
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    /** Path of the persisted-documents manifest (`{ "<id>": "<document>" }`). */
+    persistedDocuments: e.PERSISTED_DOCUMENTS,
+    /** Only operations of the manifest run. */
+    persistedDocumentsOnly: e.PERSISTED_DOCUMENTS_ONLY,
+    /** Serve GraphiQL at /graphql to browsers. */
+    graphiql: e.GRAPHIQL,
     /** Key of the keyed hashes (Contact IDs); the same on every replica. */
     gatewaySecret: e.GATEWAY_SECRET ?? DEVELOPMENT_SECRET,
     /** main.ts warns when production runs on the development secret. */

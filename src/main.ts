@@ -53,16 +53,29 @@ server.listen(config.port, config.host, () => {
   logger.info(`Gateway ready: GraphiQL and GraphQL at http://${config.host}:${config.port}/graphql`)
 })
 
-/** Stop taking connections, let requests in flight finish (bounded), then release the upstream. */
+/**
+ * Drain (SIGTERM, SIGINT): /ready answers 503 at once, no new connection is taken, idle
+ * keep-alive connections close now and busy ones after their current response; operations in
+ * flight finish. Exits 0 as soon as every connection is gone, and at the latest after
+ * SHUTDOWN_TIMEOUT_MS (what is still open then is cut, and the log says how many).
+ */
 async function shutdown(signal: string) {
-  logger.info(`${signal} received: draining`)
-  const force = setTimeout(() => process.exit(1), 10_000).unref()
+  logger.info(`${signal} received: draining (at most ${config.shutdownTimeoutMs} ms)`)
+  gateway.drain()
+  const drained = new Promise<void>((resolve) => server.close(() => resolve()))
   server.closeIdleConnections()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
+  const timer = setTimeout(() => {
+    server.getConnections((_, open) =>
+      logger.warn({ connections: open }, 'SHUTDOWN_TIMEOUT_MS reached: closing what is still open'),
+    )
+    server.closeAllConnections()
+  }, config.shutdownTimeoutMs)
+  await drained
+  clearTimeout(timer)
   await gateway.close()
   await demo?.stop()
   await telemetry?.shutdown(2000)
-  clearTimeout(force)
+  logger.info('drained')
   process.exit(0)
 }
 process.once('SIGTERM', () => void shutdown('SIGTERM'))

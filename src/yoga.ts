@@ -3,6 +3,7 @@ import { createYoga, useExecutionCancellation, useReadinessCheck } from 'graphql
 import { operationShapeLimits, useAcceptCheck } from './admission.js'
 import type { Config } from './config.js'
 import { type Context, contextFactory } from './context.js'
+import { useDrain } from './drain.js'
 import { maskError } from './errors.js'
 import { keyedHash } from './keyed-hash.js'
 import { type Logger, yogaLogger } from './logger.js'
@@ -59,6 +60,7 @@ export type GatewayConfig = Omit<Config, 'port' | 'host' | 'logLevel' | 'upstrea
 export function createGateway(config: GatewayConfig, logger?: Logger) {
   const metrics = new GatewayMetrics()
   let closing: Promise<void> | undefined
+  let draining = false
   const redis = config.redisUrl
     ? new RedisLink(config.redisUrl, logger, () => metrics.redisFailures.inc())
     : undefined
@@ -105,8 +107,10 @@ export function createGateway(config: GatewayConfig, logger?: Logger) {
       useRequestId(),
       useMetricsEndpoint(metrics),
       useOperationLog(graphqlEndpoint, logger, metrics),
-      // /health (liveness) is yoga's own; ready: the upstream answers and takes our token.
-      useReadinessCheck({ endpoint: '/ready', check: () => client.ready() }),
+      // /health (liveness) is yoga's own; ready: not draining, and the upstream answers and
+      // takes our token.
+      useReadinessCheck({ endpoint: '/ready', check: () => !draining && client.ready() }),
+      useDrain(() => draining),
       useAcceptCheck(graphqlEndpoint),
       ...operationShapeLimits(config),
       useOperationBudget(config),
@@ -120,6 +124,10 @@ export function createGateway(config: GatewayConfig, logger?: Logger) {
     yoga,
     client,
     metrics,
+    /** From now on /ready answers 503 and every response closes its connection. */
+    drain: () => {
+      draining = true
+    },
     /** Releases the upstream connections, the cache and Redis; once, however often called. */
     close: () => {
       closing ??= (async () => {

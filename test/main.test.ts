@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process'
 import { Script } from 'node:vm'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { Agent, fetch as undiciFetch } from 'undici'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { ConfigError, loadConfig } from '../src/config.js'
 import { DemoUpstream } from '../src/demo-upstream/server.js'
 import { EXAMPLE_QUERY } from '../src/yoga.js'
@@ -43,6 +44,10 @@ describe('settings', () => {
       cacheMaxBytes: 67_108_864,
       redisUrl: undefined,
       upstreamRateLimit: undefined,
+      shutdownTimeoutMs: 10_000,
+      persistedDocuments: undefined,
+      persistedDocumentsOnly: false,
+      graphiql: true,
       gatewaySecret: expect.any(String),
       gatewaySecretIsDefault: true,
       production: false,
@@ -57,6 +62,9 @@ describe('settings', () => {
     ['REDIS_URL', 'http://redis.example.test'],
     ['CACHE_TTL_SECONDS', '-1'],
     ['UPSTREAM_RATE_LIMIT', '0'],
+    ['GRAPHIQL', 'no'],
+    ['PERSISTED_DOCUMENTS_ONLY', 'yes'],
+    ['SHUTDOWN_TIMEOUT_MS', '0'],
     ['UPSTREAM_TIMEOUT_MS', '0'],
     ['UPSTREAM_MAX_CONNECTIONS', '-3'],
     ['MAX_OPERATION_COST', '1.5'],
@@ -140,6 +148,69 @@ describe('with UPSTREAM_URL', () => {
       extensions: { cost: { estimated: 1, upstreamCalls: 1, limit: 1000, cacheHits: 0 } },
     })
     expect(upstream.calls().map((c) => c.token)).toEqual(['caller-token'])
+  })
+})
+
+describe('drain on SIGTERM', () => {
+  const upstream = new DemoUpstream({ tokens: ['caller-token'] })
+  let url = ''
+  beforeAll(async () => {
+    url = await upstream.start()
+  })
+  afterAll(() => upstream.stop())
+  afterEach(() => upstream.reset())
+  const query = JSON.stringify({ query: '{ lists(first: 1) { totalCount } }' })
+  const headers = { 'content-type': 'application/json', authorization: 'Bearer caller-token' }
+
+  it('finishes the operation in flight on its keep-alive connection, closes it, refuses new ones and exits 0', async () => {
+    const port = await freePort()
+    const run = start({ PORT: String(port), UPSTREAM_URL: url, SHUTDOWN_TIMEOUT_MS: '20000' })
+    await run.ready
+    const agent = new Agent({ keepAliveTimeout: 60_000 })
+    const base = `http://127.0.0.1:${port}`
+    // An idle keep-alive connection, and a busy one whose operation the upstream holds.
+    await (await undiciFetch(`${base}/health`, { dispatcher: agent })).text()
+    const held = upstream.hold('/v1/lists')
+    const busy = undiciFetch(`${base}/graphql`, {
+      method: 'POST',
+      headers,
+      body: query,
+      dispatcher: agent,
+    })
+    await upstream.waitForCalls((calls) => calls.length === 1)
+    run.child.kill('SIGTERM')
+    await vi.waitFor(() => expect(run.output().stdout).toContain('draining'))
+    // No new connection is taken.
+    await expect(fetch(`${base}/health`)).rejects.toThrow()
+    held.release()
+    const answer = await busy
+    expect(answer.status).toBe(200)
+    expect(answer.headers.get('connection')).toBe('close')
+    expect(await answer.json()).toMatchObject({ data: { lists: { totalCount: 10 } } })
+    expect(await run.exited).toBe(0)
+    expect(run.output().stdout).toContain('"msg":"drained"')
+    await agent.close()
+  })
+
+  it('exits 0 at SHUTDOWN_TIMEOUT_MS when an operation is still running, cutting it', async () => {
+    const port = await freePort()
+    const run = start({ PORT: String(port), UPSTREAM_URL: url, SHUTDOWN_TIMEOUT_MS: '300' })
+    await run.ready
+    const held = upstream.hold('/v1/lists')
+    const stuck = fetch(`http://127.0.0.1:${port}/graphql`, {
+      method: 'POST',
+      headers,
+      body: query,
+    })
+      .then(() => 'answered')
+      .catch(() => 'cut')
+    await upstream.waitForCalls((calls) => calls.length === 1)
+    run.child.kill('SIGTERM')
+    expect(await run.exited).toBe(0)
+    // The upstream still holds the read: the process did not wait for it.
+    expect(await stuck).toBe('cut')
+    expect(run.output().stdout).toContain('SHUTDOWN_TIMEOUT_MS reached')
+    held.release()
   })
 })
 
