@@ -50,10 +50,11 @@ export function acceptsServedType(accept: string | null): boolean {
  * 406 for an Accept the gateway cannot serve, before the operation runs: yoga itself would only
  * find out after execution, when the upstream has been paid for.
  */
-export function useAcceptCheck(graphqlEndpoint: string): Plugin {
+export function useAcceptCheck(graphqlEndpoint: string, graphiql: boolean): Plugin {
   return {
     onRequest({ request, url, endResponse, fetchAPI }) {
-      if (url.pathname !== graphqlEndpoint || shouldRenderGraphiQL(request)) return
+      // A browser's page request passes only when there is a page to serve it.
+      if (url.pathname !== graphqlEndpoint || (graphiql && shouldRenderGraphiQL(request))) return
       if (acceptsServedType(request.headers.get('accept'))) return
       endResponse(
         new fetchAPI.Response(

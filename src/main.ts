@@ -43,7 +43,15 @@ if (upstreamUrl === undefined) {
   )
 }
 
-const gateway = createGateway({ ...config, upstreamUrl, upstreamToken }, logger)
+let gateway: ReturnType<typeof createGateway>
+try {
+  gateway = createGateway({ ...config, upstreamUrl, upstreamToken }, logger)
+} catch (error) {
+  // A manifest that cannot be used (PERSISTED_DOCUMENTS) is a bad setting: one line, no stack.
+  if (!(error instanceof ConfigError)) throw error
+  console.error(error.message)
+  process.exit(1)
+}
 const server = createServer(gateway.yoga)
 server.on('error', (error) => {
   logger.error(`Cannot listen on ${config.host}:${config.port}: ${error.message}`)

@@ -149,14 +149,29 @@ export function useOperationBudget(limits: BudgetLimits): Plugin<Context> {
         })
         return
       }
+      /** What every response reports: the cost, and stale answers when there were any. */
+      const extensions = (result: { extensions?: Record<string, unknown> }) => ({
+        ...result.extensions,
+        cost: cost(),
+        ...(scope.staleReads > 0 ? { cache: { stale: true, staleReads: scope.staleReads } } : {}),
+      })
       return {
         onExecuteDone({ result, setResult }) {
-          if (Symbol.asyncIterator in result) return
+          if (Symbol.asyncIterator in result) {
+            // @defer/@stream: the parts run in this operation (its budget), which ends with
+            // the last part; that part reports the cost of them all.
+            return {
+              onNext({ result: part, setResult: setPart }) {
+                if ('hasNext' in part && part.hasNext === false) {
+                  setPart({ ...part, extensions: extensions(part) })
+                }
+              },
+              onEnd: () => scope.end(),
+            }
+          }
           // Reads still pending (siblings of a field whose error nulled their parent) are dropped.
           scope.end()
-          const stale =
-            scope.staleReads > 0 ? { cache: { stale: true, staleReads: scope.staleReads } } : {}
-          setResult({ ...result, extensions: { ...result.extensions, cost: cost(), ...stale } })
+          setResult({ ...result, extensions: extensions(result) })
         },
       }
     },

@@ -1,3 +1,4 @@
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream'
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql'
 import { createYoga, useExecutionCancellation, useReadinessCheck } from 'graphql-yoga'
 import { operationShapeLimits, useAcceptCheck } from './admission.js'
@@ -10,6 +11,7 @@ import { type Logger, yogaLogger } from './logger.js'
 import { GatewayMetrics, useMetricsEndpoint } from './metrics.js'
 import { useOperationBudget } from './operation-budget.js'
 import { useOperationLog } from './operation-log.js'
+import { usePersistedDocuments } from './persisted-documents.js'
 import { useRequestId } from './request-id.js'
 import { schema } from './schema/index.js'
 import { useOperationTracing } from './telemetry.js'
@@ -95,7 +97,8 @@ export function createGateway(config: GatewayConfig, logger?: Logger) {
     context: contextFactory(client, config),
     graphqlEndpoint,
     landingPage: false,
-    graphiql: { title: 'Company data gateway', defaultQuery: EXAMPLE_QUERY },
+    // GRAPHIQL=false: no page; a browser's GET gets a GraphQL-over-HTTP answer like any other.
+    graphiql: config.graphiql && { title: 'Company data gateway', defaultQuery: EXAMPLE_QUERY },
     // GraphiQL's assets are served from the package, so it works with no internet access.
     renderGraphiQL,
     maxRequestBodySize: config.maxBodyBytes,
@@ -111,11 +114,15 @@ export function createGateway(config: GatewayConfig, logger?: Logger) {
       // takes our token.
       useReadinessCheck({ endpoint: '/ready', check: () => !draining && client.ready() }),
       useDrain(() => draining),
-      useAcceptCheck(graphqlEndpoint),
+      useAcceptCheck(graphqlEndpoint, config.graphiql),
+      // documentId / Apollo hash → the manifest's document (read now; none without a manifest).
+      ...usePersistedDocuments(config),
       ...operationShapeLimits(config),
       useOperationBudget(config),
       // A client that goes away stops the execution of its operation, not only its reads.
       useExecutionCancellation(),
+      // @defer and @stream over multipart/mixed and text/event-stream.
+      useDeferStream(),
     ],
     maskedErrors: { maskError, isDev: !config.production },
     logging: logger ? yogaLogger(logger) : false,

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest'
+import { startStack } from './support/stack.js'
+
+/**
+ * @defer and @stream: a page shows the list before the financials arrive, over multipart/mixed or
+ * text/event-stream, and the upstream budget covers the deferred parts like the rest.
+ */
+
+const stack = await startStack()
+const { demo } = stack
+const company = demo.data.companies.find((c) => demo.data.financialsOf(c).length >= 2)
+if (!company) throw new Error('no company with statements')
+
+const at = `country: ${company.country}, number: "${company.companyNumber}"`
+const deferred = `{ company(${at}) { name ... @defer(label: "money") { financials(first: 2) { totalCount } } } }`
+
+const send = (query: string, accept: string) =>
+  stack.gateway.yoga.fetch('http://gateway.test/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept, authorization: 'Bearer demo-token' },
+    body: JSON.stringify({ query }),
+  })
+
+type Part = {
+  data?: unknown
+  incremental?: { data?: unknown; path: unknown[] }[]
+  hasNext: boolean
+  extensions?: { cost?: { upstreamCalls: number; estimated: number } }
+  errors?: { extensions?: { code?: string } }[]
+}
+
+/** The JSON parts of a multipart/mixed answer, in order. */
+async function multipartParts(response: Response): Promise<Part[]> {
+  const text = await response.text()
+  return text
+    .split(/\r?\n---/)
+    .map((chunk) => chunk.slice(chunk.indexOf('{')))
+    .filter((chunk) => chunk.startsWith('{'))
+    .map((chunk) => JSON.parse(chunk.slice(0, chunk.lastIndexOf('}') + 1)) as Part)
+}
+
+describe('@defer', () => {
+  it('sends the company first and its financials in a later part over multipart/mixed', async () => {
+    const response = await send(deferred, 'multipart/mixed')
+    expect(response.headers.get('content-type')).toMatch(/^multipart\/mixed/)
+    const parts = await multipartParts(response)
+    expect(parts[0]).toMatchObject({ data: { company: { name: company.name } }, hasNext: true })
+    const last = parts.at(-1)
+    expect(last?.hasNext).toBe(false)
+    expect(parts.flatMap((p) => p.incremental ?? [])).toEqual([
+      {
+        data: { financials: { totalCount: demo.data.financialsOf(company).length } },
+        label: 'money',
+        path: ['company'],
+      },
+    ])
+    // The last part reports what the whole operation cost, deferred reads included.
+    expect(last?.extensions?.cost?.upstreamCalls).toBe(demo.calls().length)
+  })
+
+  it('streams over text/event-stream too', async () => {
+    const response = await send(deferred, 'text/event-stream')
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/)
+    const events = (await response.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice('data: '.length)) as Part)
+    expect(events[0]).toMatchObject({ data: { company: { name: company.name } }, hasNext: true })
+    expect(events.some((e) => e.incremental?.length)).toBe(true)
+  })
+
+  it('counts deferred parts in the estimate: a deferred fan-out over the budget is refused before any call', async () => {
+    const response = await send(
+      '{ lists(first: 500) { nodes { ... @defer { companies(first: 500) { nodes { financials(first: 1) { totalCount } } } } } } }',
+      'multipart/mixed',
+    )
+    const [part] = await multipartParts(response)
+    expect(part?.errors?.map((e) => e.extensions?.code)).toEqual(['QUERY_TOO_COSTLY'])
+    expect(demo.calls()).toEqual([])
+  })
+})
