@@ -73,15 +73,19 @@ export class RedisLink {
     }
   }
 
+  /** One wait for the connection, shared by every command that arrives while it connects. */
+  private connecting: Promise<void> | undefined
+
   private ready(): Promise<void> {
     const { client } = this
     if (client.status !== 'connecting' && client.status !== 'connect') {
       return Promise.reject(new RedisUnavailable())
     }
-    return new Promise((resolve, reject) => {
+    this.connecting ??= new Promise<void>((resolve, reject) => {
       const done = (error?: Error) => {
         clearTimeout(timer)
         client.off('ready', onReady)
+        this.connecting = undefined
         if (error) reject(error)
         else resolve()
       }
@@ -89,6 +93,7 @@ export class RedisLink {
       const timer = setTimeout(() => done(new RedisUnavailable()), REDIS_COMMAND_TIMEOUT_MS)
       client.once('ready', onReady)
     })
+    return this.connecting
   }
 
   /**
