@@ -90,12 +90,9 @@ export function contextFactory(client: UpstreamClient, settings: ContextSettings
       fresh: /(^|[\s,])no-cache($|[\s,])/i.test(request.headers.get('cache-control') ?? ''),
       startedAt: Date.now(),
       served(result) {
-        if (result === 'hit' || result === 'shared') cacheHits++
-        // A stale answer comes from the cache too.
-        if (result === 'stale') {
-          cacheHits++
-          staleReads++
-        }
+        // Everything but a miss came from the cache or another's read, a stale answer too.
+        if (result !== 'miss') cacheHits++
+        if (result === 'stale') staleReads++
       },
       spend() {
         if (used >= settings.maxOperationCost) return false

@@ -132,6 +132,8 @@ export interface UpstreamClientOptions {
 
 /** The longest an upstream 429's Retry-After holds a whole token. */
 const MAX_PAUSE_S = 300
+/** The smallest read there is, which readiness checks make (one list of the overview). */
+const READINESS_PATH = '/v1/lists'
 /** How long one readiness check answers every probe (contract: at most 5 s). */
 const READY_REUSE_MS = 5000
 
@@ -467,7 +469,7 @@ export class UpstreamClient {
     try {
       const response = await this.dispatcher.request({
         origin: this.origin,
-        path: `${this.basePath}/v1/lists?limit=1`,
+        path: `${this.basePath}${READINESS_PATH}?limit=1`,
         method: 'GET',
         headers: this.options.serviceToken
           ? { authorization: `Bearer ${this.options.serviceToken}` }
@@ -483,7 +485,7 @@ export class UpstreamClient {
       return false
     } finally {
       this.options.metrics?.upstreamRequest(
-        '/v1/lists',
+        READINESS_PATH,
         status,
         (performance.now() - started) / 1000,
       )
