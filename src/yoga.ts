@@ -6,6 +6,7 @@ import type { Config } from './config.js'
 import { type Context, contextFactory } from './context.js'
 import { useDrain } from './drain.js'
 import { maskError } from './errors.js'
+import { graphiqlOptions } from './graphiql.js'
 import { keyedHash } from './keyed-hash.js'
 import { type Logger, yogaLogger } from './logger.js'
 import { GatewayMetrics, useMetricsEndpoint } from './metrics.js'
@@ -20,36 +21,6 @@ import { isCallersOwn, staleMayAnswer } from './upstream/errors.js'
 import { UpstreamRateLimiter } from './upstream/rate-limit.js'
 import { ReadCache } from './upstream/read-cache.js'
 import { RedisLink } from './upstream/redis.js'
-
-/** What GraphiQL opens with: the walk the gateway is for, on the demo data of `npm start`. */
-export const EXAMPLE_QUERY = `# Your lists, then one list → its companies → their latest statement,
-# best lookalikes and shareholders, in one query. Open the Docs pane for every field.
-query Traversal {
-  lists(first: 5) {
-    totalCount
-    nodes { listId name type companyCount }
-  }
-  list(listId: 1001) {
-    name
-    companies(first: 5) {
-      totalCount
-      pageInfo { hasNextPage endCursor }
-      edges {
-        matchedSince
-        node {
-          name
-          place
-          financials(first: 1) {
-            nodes { endDate profitability { revenue netProfit } people { employees } }
-          }
-          lookalikes(first: 3) { edges { score node { name place } } }
-          shareholders { name percentage company { name } }
-        }
-      }
-    }
-  }
-}
-`
 
 export type GatewayConfig = Omit<Config, 'port' | 'host' | 'logLevel' | 'upstreamUrl'> & {
   upstreamUrl: string
@@ -98,7 +69,7 @@ export function createGateway(config: GatewayConfig, logger?: Logger) {
     graphqlEndpoint,
     landingPage: false,
     // GRAPHIQL=false: no page; a browser's GET gets a GraphQL-over-HTTP answer like any other.
-    graphiql: config.graphiql && { title: 'Company data gateway', defaultQuery: EXAMPLE_QUERY },
+    graphiql: config.graphiql && graphiqlOptions(config.upstreamToken),
     // GraphiQL's assets are served from the package, so it works with no internet access.
     renderGraphiQL,
     maxRequestBodySize: config.maxBodyBytes,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { EXAMPLE_QUERY } from '../src/yoga.js'
+import { GRAPHIQL_TABS, type GraphiQLTab } from '../src/graphiql.js'
 import { graphql } from './gql/index.js'
 import { startStack } from './support/stack.js'
 
@@ -326,17 +326,40 @@ describe('a cursor pages only the connection it came from', () => {
 })
 
 describe('GraphiQL', () => {
-  it('opens with an example traversal that runs on the demo data', async () => {
-    const response = await stack.gateway.yoga.fetch('http://gateway.test/graphql', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer demo-token' },
-      body: JSON.stringify({ query: EXAMPLE_QUERY }),
-    })
-    const body = (await response.json()) as {
-      data: { list: { companies: { edges: unknown[] } } }
-      errors?: unknown
+  const run = async (tab: GraphiQLTab, variables?: Record<string, unknown>) => {
+    const { body } = await stack.post(tab.query, variables ?? JSON.parse(tab.variables ?? '{}'))
+    return body as { data?: Record<string, unknown>; errors?: unknown[] }
+  }
+  const [traversal, paging, node] = GRAPHIQL_TABS
+  if (!traversal || !paging || !node) throw new Error('three tabs expected')
+
+  it('opens with tabs that name no list or company of their own, so they run on any upstream', () => {
+    for (const tab of GRAPHIQL_TABS) {
+      const code = tab.query.replace(/#.*$/gm, '')
+      expect(code).not.toMatch(/\d{3,}|listId:|number:/)
     }
-    expect(body.errors).toBeUndefined()
-    expect(body.data.list.companies.edges).toHaveLength(5)
+  })
+
+  it('the traversal, backward paging and node tabs run on the demo data', async () => {
+    const walk = await run(traversal)
+    expect(walk.errors).toBeUndefined()
+    const [first] = (
+      walk.data?.lists as { nodes: { companies: { edges: { node: { id: string } }[] } }[] }
+    ).nodes
+    expect(first?.companies.edges).toHaveLength(5)
+
+    const last = await run(paging)
+    expect(last.errors).toBeUndefined()
+    expect(last.data?.lists).toMatchObject({
+      totalCount: lists.length,
+      pageInfo: { hasPreviousPage: true },
+    })
+
+    const found = await run(node, { id: first?.companies.edges[0]?.node.id })
+    expect(found.errors).toBeUndefined()
+    expect(found.data?.node).toMatchObject({
+      __typename: 'Company',
+      id: first?.companies.edges[0]?.node.id,
+    })
   })
 })

@@ -4,7 +4,7 @@ import { Agent, fetch as undiciFetch } from 'undici'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { ConfigError, loadConfig } from '../src/config.js'
 import { DemoUpstream } from '../src/demo-upstream/server.js'
-import { EXAMPLE_QUERY } from '../src/yoga.js'
+import { GRAPHIQL_TABS } from '../src/graphiql.js'
 import { freePort, startEntry } from './support/process.js'
 
 /** The process as operators run it: settings from the environment, a real port, signals. */
@@ -148,6 +148,9 @@ describe('with UPSTREAM_URL', () => {
       extensions: { cost: { estimated: 1, upstreamCalls: 1, limit: 1000, cacheHits: 0 } },
     })
     expect(upstream.calls().map((c) => c.token)).toEqual(['caller-token'])
+    // Callers bring their own token here: GraphiQL's headers editor says where it goes.
+    const page = await expectGraphiQL(`http://127.0.0.1:${port}/graphql`)
+    expect(page).toContain('Bearer <your upstream token>')
   })
 })
 
@@ -217,7 +220,7 @@ describe('drain on SIGTERM', () => {
 /**
  * Loads GraphiQL as a browser would, without one: the page over HTTP, every script it holds
  * compiled as JavaScript, nothing fetched from another host (it must work offline), and the
- * example it opens with.
+ * tabs it opens with. Returns the page.
  */
 async function expectGraphiQL(address: string) {
   const page = await fetch(address, { headers: { accept: 'text/html' } })
@@ -232,5 +235,7 @@ async function expectGraphiQL(address: string) {
   const options = /renderYogaGraphiQL\(\s*[^,]+,\s*(\{[\s\S]*\}),?\s*\);\s*$/.exec(
     scripts.at(-1) ?? '',
   )
-  expect(JSON.parse(options?.[1] ?? 'null')).toMatchObject({ defaultQuery: EXAMPLE_QUERY })
+  const { defaultTabs } = JSON.parse(options?.[1] ?? 'null') as { defaultTabs: { query: string }[] }
+  expect(defaultTabs.map((tab) => tab.query)).toEqual(GRAPHIQL_TABS.map((tab) => tab.query))
+  return html
 }

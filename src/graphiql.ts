@@ -1,0 +1,80 @@
+/**
+ * What GraphiQL opens with (GRAPHIQL=true): three tabs that run on whatever upstream is
+ * configured, since none names a list or company of its own: the walk the gateway is for,
+ * backward paging, and a lookup by global ID. Without UPSTREAM_TOKEN the caller's own token is
+ * forwarded, so the headers editor starts with the Authorization header to fill in.
+ */
+
+export interface GraphiQLTab {
+  query: string
+  variables?: string
+}
+
+export const GRAPHIQL_TABS: readonly GraphiQLTab[] = [
+  {
+    query: `# Your first list → its companies → their latest statement, best lookalikes and
+# shareholders, in one query. Open the Docs pane for every field.
+query Traversal {
+  lists(first: 1) {
+    totalCount
+    nodes {
+      listId name type companyCount
+      companies(first: 5) {
+        pageInfo { hasNextPage endCursor }
+        edges {
+          matchedSince
+          node {
+            id name place
+            financials(first: 1) {
+              nodes { endDate profitability { revenue netProfit } people { employees } }
+            }
+            lookalikes(first: 3) { edges { score node { name place } } }
+            shareholders { name percentage company { name } }
+          }
+        }
+      }
+    }
+  }
+}
+`,
+  },
+  {
+    query: `# Paging backwards: the last three of your lists; run it again with pageInfo.startCursor
+# as $before for the three before them.
+query LastLists($before: String) {
+  lists(last: 3, before: $before) {
+    totalCount
+    pageInfo { hasPreviousPage startCursor }
+    edges { cursor node { listId name type } }
+  }
+}
+`,
+    variables: '{ "before": null }',
+  },
+  {
+    query: `# Any list, company or contact by its global ID: copy an \`id\` from the Traversal tab.
+query Node($id: ID!) {
+  node(id: $id) {
+    id
+    __typename
+    ... on Company { name place country number }
+    ... on List { listName: name type companyCount }
+    ... on Contact { firstName lastName jobTitle }
+  }
+}
+`,
+    variables: '{ "id": "" }',
+  },
+]
+
+/** yoga's GraphiQL options for the gateway. */
+export function graphiqlOptions(upstreamToken: string | undefined) {
+  const headers = upstreamToken
+    ? undefined
+    : JSON.stringify({ Authorization: 'Bearer <your upstream token>' }, null, 2)
+  return {
+    title: 'Company data gateway',
+    defaultTabs: GRAPHIQL_TABS.map((tab) => ({ ...tab, headers })),
+    ...(headers ? { headers } : {}),
+  }
+}
