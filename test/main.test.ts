@@ -1,11 +1,13 @@
-import type { ChildProcess } from 'node:child_process'
+import { type ChildProcess, spawnSync } from 'node:child_process'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { Script } from 'node:vm'
 import { Agent, fetch as undiciFetch } from 'undici'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { ConfigError, loadConfig } from '../src/config.js'
 import { DemoUpstream } from '../src/demo-upstream/server.js'
 import { GRAPHIQL_TABS } from '../src/graphiql.js'
-import { freePort, startEntry } from './support/process.js'
+import { freePort, root, startEntry } from './support/process.js'
 
 /** The process as operators run it: settings from the environment, a real port, signals. */
 
@@ -214,6 +216,51 @@ describe('drain on SIGTERM', () => {
     expect(await stuck).toBe('cut')
     expect(run.output().stdout).toContain('SHUTDOWN_TIMEOUT_MS reached')
     held.release()
+  })
+})
+
+describe('the production build', () => {
+  const dist = new URL('dist/', root)
+  beforeAll(() => {
+    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
+    const build = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root })
+    expect(build.status, String(build.stdout)).toBe(0)
+  }, 120_000)
+
+  it('imports nothing from the dev dependencies: `npm ci --omit=dev` is enough to run it', () => {
+    const manifest = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as {
+      dependencies: Record<string, string>
+    }
+    const imported = new Set<string>()
+    for (const file of readdirSync(dist, { recursive: true }) as string[]) {
+      if (!file.endsWith('.js')) continue
+      const code = readFileSync(new URL(file, dist), 'utf8')
+      for (const [, specifier = ''] of code.matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)) {
+        if (specifier.startsWith('.') || specifier.startsWith('node:')) continue
+        const parts = specifier.split('/')
+        imported.add(specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? ''))
+      }
+    }
+    expect(imported.size).toBeGreaterThan(5)
+    for (const name of imported) expect(Object.keys(manifest.dependencies)).toContain(name)
+  })
+
+  it('npm start serves the built dist/ without building again, and drains on SIGTERM', async () => {
+    const builtAt = statSync(new URL('.tsbuildinfo', dist)).mtimeMs
+    const port = await freePort()
+    const started = startEntry('scripts/start.mjs', { PORT: String(port) }, 'Gateway ready')
+    running.push(started.child)
+    await started.ready
+    const answer = await fetch(`http://127.0.0.1:${port}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ lists(first: 1) { totalCount } }' }),
+    })
+    expect(await answer.json()).toMatchObject({ data: { lists: { totalCount: 10 } } })
+    started.child.kill('SIGTERM')
+    expect(await started.exited).toBe(0)
+    // dist/ was current: nothing was compiled.
+    expect(statSync(new URL('.tsbuildinfo', dist)).mtimeMs).toBe(builtAt)
   })
 })
 

@@ -4,7 +4,8 @@ import { createServer } from 'node:net'
 
 /** Processes as operators run them: an entry point, settings from the environment, signals. */
 
-const root = new URL('../../', import.meta.url)
+/** The repository's root folder. */
+export const root = new URL('../../', import.meta.url)
 
 /** A loopback port nobody listens on (yet). */
 export async function freePort(): Promise<number> {
@@ -24,11 +25,13 @@ export interface Started {
 }
 
 /**
- * Runs a TypeScript entry of the repository (e.g. `src/main.ts`) with only PATH and `env` as its
- * environment. The caller kills what it started in an afterEach/afterAll hook.
+ * Runs an entry of the repository (e.g. `src/main.ts`, `scripts/start.mjs`) with only PATH and
+ * `env` as its environment. The caller kills what it started in an afterEach/afterAll hook.
  */
 export function startEntry(entry: string, env: Record<string, string>, readyText: string): Started {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  // TypeScript runs through tsx; JavaScript (scripts/start.mjs, dist/) as production runs it.
+  const args = entry.endsWith('.ts') ? ['--import', 'tsx', entry] : [entry]
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
