@@ -123,3 +123,30 @@ export function operationShapeLimits(limits: { maxDepth: number; maxAliases: num
     maxDirectivesPlugin({ n: MAX_DIRECTIVES, ...reportAsValidationError }),
   ]
 }
+
+/**
+ * Only the gateway's own paths answer: yoga would also run GraphQL at `/x/graphql`,
+ * `/graphql/` or `//graphql`, where checks keyed to the exact endpoint (406, the operation log)
+ * would not see it. Anything else is a 404 before the pipeline.
+ */
+export function useKnownPaths(paths: readonly string[]): Plugin {
+  const known = new Set(paths)
+  return {
+    onRequest({ url, endResponse, fetchAPI }) {
+      if (known.has(url.pathname)) return
+      endResponse(
+        new fetchAPI.Response(
+          JSON.stringify({
+            errors: [
+              {
+                message: `Nothing is served at ${url.pathname}.`,
+                extensions: { code: 'NOT_FOUND' },
+              },
+            ],
+          }),
+          { status: 404, headers: { 'content-type': 'application/json' } },
+        ),
+      )
+    },
+  }
+}

@@ -58,7 +58,8 @@ server.on('error', (error) => {
   process.exit(1)
 })
 server.listen(config.port, config.host, () => {
-  logger.info(`Gateway ready: GraphiQL and GraphQL at http://${config.host}:${config.port}/graphql`)
+  const served = config.graphiql ? 'GraphiQL and GraphQL' : 'GraphQL'
+  logger.info(`Gateway ready: ${served} at http://${config.host}:${config.port}/graphql`)
 })
 
 /**
@@ -86,5 +87,12 @@ async function shutdown(signal: string) {
   logger.info('drained')
   process.exit(0)
 }
-process.once('SIGTERM', () => void shutdown('SIGTERM'))
-process.once('SIGINT', () => void shutdown('SIGINT'))
+// A second signal while draining changes nothing: the drain already has its deadline.
+let stopping = false
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    if (stopping) return
+    stopping = true
+    void shutdown(signal)
+  })
+}

@@ -21,6 +21,7 @@ interface Entry {
   context?: Context
   codes?: string[]
   outcome?: Outcome
+  streamed?: boolean
 }
 
 /** As the GraphQL spec reads a response: no `data` at all means execution never started. */
@@ -56,7 +57,14 @@ export function useOperationLog(
     },
     onResultProcess({ request, result }) {
       const entry = entries.get(request)
-      if (!entry || Array.isArray(result) || Symbol.asyncIterator in result) return
+      if (!entry || Array.isArray(result)) return
+      if (Symbol.asyncIterator in result) {
+        // @defer/@stream: logged when the first part is sent (its later parts' errors and
+        // duration are not known then); `streamed` says so.
+        entry.streamed = true
+        entry.outcome = 'ok'
+        return
+      }
       const single = result as ExecutionResult
       entry.codes = (single.errors ?? []).map((e) => String(e.extensions?.code))
       entry.outcome = outcomeOf(single)
@@ -80,6 +88,7 @@ export function useOperationLog(
           upstreamCalls: entry.context?.operation.upstreamCalls ?? 0,
           cacheHits: entry.context?.operation.cacheHits ?? 0,
           errors: entry.codes?.length ? entry.codes : undefined,
+          streamed: entry.streamed,
         },
         'operation',
       )

@@ -1,7 +1,7 @@
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream'
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql'
 import { createYoga, useExecutionCancellation, useReadinessCheck } from 'graphql-yoga'
-import { operationShapeLimits, useAcceptCheck } from './admission.js'
+import { operationShapeLimits, useAcceptCheck, useKnownPaths } from './admission.js'
 import type { Config } from './config.js'
 import { type Context, contextFactory } from './context.js'
 import { useDrain } from './drain.js'
@@ -79,6 +79,7 @@ export function createGateway(config: GatewayConfig, logger?: Logger) {
       // First, so its span covers the other plugins and sees their refusals.
       useOperationTracing(),
       useRequestId(),
+      useKnownPaths([graphqlEndpoint, '/health', '/ready', '/metrics']),
       useMetricsEndpoint(metrics),
       useOperationLog(graphqlEndpoint, logger, metrics),
       // /health (liveness) is yoga's own; ready: not draining, and the upstream answers and

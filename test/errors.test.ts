@@ -67,6 +67,23 @@ describe('refused before execution, with a code and no upstream call', () => {
     },
   )
 
+  it.each(['/x/graphql', '/graphql/', '//graphql', '/health/graphql', '/metrics/graphql'])(
+    'GraphQL at %s, beside the endpoint → 404, nothing run',
+    async (path) => {
+      const response = await stack.gateway.yoga.fetch(`http://gateway.test${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/html' },
+        body: JSON.stringify({ query: '{ lists(first: 3) { totalCount } }' }),
+      })
+      expect(response.status).toBe(404)
+      expect(
+        ((await response.json()) as { errors: { extensions: { code: string } }[] }).errors[0]
+          ?.extensions.code,
+      ).toBe('NOT_FOUND')
+      expect(demo.calls()).toEqual([])
+    },
+  )
+
   it('an operationName the document does not hold → OPERATION_RESOLUTION_FAILURE (yoga’s code)', async () => {
     const response = await stack.gateway.yoga.fetch('http://gateway.test/graphql', {
       method: 'POST',

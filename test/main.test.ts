@@ -185,6 +185,8 @@ describe('drain on SIGTERM', () => {
     await upstream.waitForCalls((calls) => calls.length === 1)
     run.child.kill('SIGTERM')
     await vi.waitFor(() => expect(run.output().stdout).toContain('draining'))
+    // An impatient second signal changes nothing.
+    run.child.kill('SIGTERM')
     // No new connection is taken.
     await expect(fetch(`${base}/health`)).rejects.toThrow()
     held.release()

@@ -79,6 +79,31 @@ describe('/metrics', () => {
   })
 })
 
+describe('streamed operations (@defer)', () => {
+  it('are logged and counted like the rest, marked streamed', async () => {
+    const streaming = stack.replica()
+    log.clear()
+    const response = await streaming.gateway.yoga.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'multipart/mixed',
+        authorization: 'Bearer demo-token',
+      },
+      body: JSON.stringify({
+        query: `query Deferred { list(listId: ${list.id}) { name ... @defer { type } } }`,
+      }),
+    })
+    await response.text()
+    expect(log.lines().filter((l) => l.msg === 'operation')).toEqual([
+      expect.objectContaining({ operation: 'Deferred', outcome: 'ok', streamed: true }),
+    ])
+    expect(
+      sample(await metricsText(streaming.gateway), 'gateway_operations_total{status="ok"}'),
+    ).toBe(1)
+  })
+})
+
 describe('X-Request-Id', () => {
   it('keeps a valid one: echoed, on the log lines of the request, and sent upstream', async () => {
     log.clear()
@@ -101,6 +126,21 @@ describe('X-Request-Id', () => {
     expect(lines[0]).toEqual(
       expect.objectContaining({ pid: process.pid, hostname: expect.any(String) }),
     )
+  })
+
+  it('is on the failure line of a read, too', async () => {
+    log.clear()
+    await stack.gateway.yoga.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: 'Bearer demo-token',
+        'x-request-id': 'missing-1',
+      },
+      body: JSON.stringify({ query: '{ list(listId: 99999998) { name } }' }),
+    })
+    const failed = log.lines().filter((l) => l.msg === 'upstream read failed')
+    expect(failed).toEqual([expect.objectContaining({ code: 'NOT_FOUND', requestId: 'missing-1' })])
   })
 
   it('replaces one that is too long or has other characters with a new UUID', async () => {

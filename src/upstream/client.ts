@@ -241,7 +241,7 @@ export class UpstreamClient {
       if (!scope.spend()) {
         release()
         // A retry the budget refuses leaves the read failed with what the upstream said.
-        if (failure) throw this.failed(failure, attempts)
+        if (failure) throw this.failed(failure, attempts, scope)
         throw new UpstreamError(
           'QUERY_TOO_COSTLY',
           endpoint.name,
@@ -271,7 +271,7 @@ export class UpstreamClient {
         // A wait past a deadline would only end in a timeout: report what happened instead.
         Date.now() + delay < Math.min(readDeadline, scope.deadline) &&
         this.retryBudget.withdraw()
-      if (!retry) throw this.failed(failure, attempts)
+      if (!retry) throw this.failed(failure, attempts, scope)
       this.options.logger?.debug(
         {
           endpoint: endpoint.name,
@@ -279,6 +279,7 @@ export class UpstreamClient {
           status: failure.status,
           retry: attempts,
           delayMs: Math.round(delay),
+          requestId: scope.requestId,
         },
         'retrying upstream read',
       )
@@ -311,6 +312,7 @@ export class UpstreamClient {
           { retryAfterSeconds: Math.ceil(error.waitMs / 1000) },
         ),
         0,
+        scope,
       )
     }
   }
@@ -332,6 +334,7 @@ export class UpstreamClient {
             'no upstream connection was free before the deadline (OPERATION_TIMEOUT_MS)',
           ),
           0,
+          scope,
         )
       }
       throw cancelled(endpoint)
@@ -339,12 +342,13 @@ export class UpstreamClient {
   }
 
   /** The one log line of a read that failed for good: info for 404, warn for the rest. */
-  private failed(failure: UpstreamError, attempts: number): UpstreamError {
+  private failed(failure: UpstreamError, attempts: number, scope: ReadScope): UpstreamError {
     const fields = {
       endpoint: failure.endpoint,
       code: failure.code,
       status: failure.status,
       attempts,
+      requestId: scope.requestId,
     }
     if (failure.code === 'NOT_FOUND') this.options.logger?.info(fields, 'upstream read failed')
     else this.options.logger?.warn(fields, 'upstream read failed')
