@@ -5,6 +5,7 @@ import type { YogaInitialContext } from 'graphql-yoga'
 import { keyedHash } from './keyed-hash.js'
 import { createLoaders, type Loaders } from './loaders.js'
 import { requestIdOf } from './request-id.js'
+import { operationTraceOf } from './telemetry.js'
 import type { Language, ReadScope, UpstreamClient } from './upstream/client.js'
 
 /**
@@ -68,6 +69,7 @@ export function contextFactory(client: UpstreamClient, settings: ContextSettings
     let staleReads = 0
     const operation: Operation = {
       requestId: requestIdOf(request),
+      trace: operationTraceOf(request),
       caller: { token, language: languageOf(request.headers.get('accept-language')) },
       // Callers share connections fairly by their token, or else by their address, so that
       // sending no token, or many operations at once, buys no bigger share.

@@ -17,7 +17,7 @@ try {
 }
 
 const logger = createLogger(config.logLevel)
-let telemetry: Telemetry | undefined
+let telemetry: Telemetry
 try {
   telemetry = startTelemetry(process.env, 'company-data-gateway', logger)
 } catch (error) {
@@ -25,7 +25,7 @@ try {
   console.error(error.message)
   process.exit(1)
 }
-if (telemetry) logger.info('Traces exported over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT)')
+if (telemetry.exporting) logger.info('Traces exported over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT)')
 if (config.production && config.gatewaySecretIsDefault) {
   logger.warn(
     'GATEWAY_SECRET is unset: Contact IDs are keyed with the public development secret; set the same secret on every replica',
@@ -45,7 +45,7 @@ if (upstreamUrl === undefined) {
 
 let gateway: ReturnType<typeof createGateway>
 try {
-  gateway = createGateway({ ...config, upstreamUrl, upstreamToken }, logger)
+  gateway = createGateway({ ...config, upstreamUrl, upstreamToken }, logger, telemetry)
 } catch (error) {
   // A manifest that cannot be used (PERSISTED_DOCUMENTS) is a bad setting: one line, no stack.
   if (!(error instanceof ConfigError)) throw error
@@ -83,7 +83,7 @@ async function shutdown(signal: string) {
   clearTimeout(timer)
   await gateway.close()
   await demo?.stop()
-  await telemetry?.shutdown(2000)
+  await telemetry.shutdown(2000)
   logger.info('drained')
   process.exit(0)
 }

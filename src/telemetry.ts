@@ -1,22 +1,27 @@
 import {
-  context,
-  createContextKey,
   DiagLogLevel,
+  defaultTextMapSetter,
   diag,
-  isSpanContextValid,
+  INVALID_SPAN_CONTEXT,
   type Context as OtelContext,
-  propagation,
+  ROOT_CONTEXT,
   type Span,
   SpanKind,
   SpanStatusCode,
   type TextMapGetter,
+  type Tracer,
   trace,
 } from '@opentelemetry/api'
 import { parseKeyPairsIntoRecord, W3CTraceContextPropagator } from '@opentelemetry/core'
 import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto'
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources'
-import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node'
+import {
+  AlwaysOffSampler,
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+} from '@opentelemetry/sdk-trace-node'
 import {
   ATTR_ERROR_TYPE,
   ATTR_HTTP_REQUEST_METHOD,
@@ -33,28 +38,36 @@ import { requestIdOf } from './request-id.js'
  * Traces (contract/runtime.md, OTEL_EXPORTER_OTLP_ENDPOINT and `traceparent`), with the
  * OpenTelemetry SDK:
  *
- * - `startTelemetry(env)`: with OTEL_EXPORTER_OTLP_ENDPOINT set, a NodeTracerProvider registered
- *   globally (AsyncLocalStorage context manager, W3C trace-context propagator only: the caller's
- *   `baggage` is not forwarded to the upstream) whose BatchSpanProcessor exports over OTLP/HTTP,
- *   protobuf unless OTEL_EXPORTER_OTLP_PROTOCOL (or ..._TRACES_PROTOCOL) is `http/json`. Unset:
- *   nothing is set up, and every function below runs against the API's no-op tracer.
- * - `useOperationTracing()`: yoga plugin, one SERVER span per GraphQL operation
- *   (`query Traversal`), continuing the caller's `traceparent` (or starting a new trace), made
- *   the active context while the operation runs so that the upstream spans are its children.
- * - `traceUpstreamCall(...)`: what the upstream client wraps each HTTP request in: one CLIENT span
- *   `GET <path template>`, whose context is written into the request's headers as `traceparent`.
- * - `recordCacheRead(result)`: counts on the operation's span the reads served without an HTTP
- *   request of their own (hit, shared, stale).
+ * - `startTelemetry(env)`: the tracer the gateway uses. With OTEL_EXPORTER_OTLP_ENDPOINT set, its
+ *   provider's BatchSpanProcessor exports over OTLP/HTTP, protobuf unless
+ *   OTEL_EXPORTER_OTLP_PROTOCOL (or ..._TRACES_PROTOCOL) is `http/json`. Unset, the provider
+ *   exports nothing and records nothing, but still makes span ids: every upstream call carries a
+ *   `traceparent` (the contract's promise holds without a collector, and the upstream's own
+ *   traces can still be joined to the caller's).
+ * - `useOperationTracing(tracer)`: yoga plugin, one SERVER span per GraphQL operation
+ *   (`query Traversal`), continuing the caller's `traceparent` (or starting a new trace).
+ * - `operationTraceOf(request)`: the operation's trace, which the context factory hands to the
+ *   upstream client with the rest of the read's scope.
+ * - `traceUpstreamCall(trace, ...)`: what the upstream client wraps each HTTP request in: one
+ *   CLIENT span `GET <path template>`, whose context is written into the request's headers as
+ *   `traceparent`.
+ * - `recordCacheRead(trace, result)`: counts on the operation's span the reads served without an
+ *   HTTP request of their own (hit, shared, stale).
  *
  * Decisions:
  *
+ * - Nothing global: the provider is not registered, and an operation's trace travels to its
+ *   upstream calls explicitly (request → context → read scope), not through AsyncLocalStorage.
+ *   On Node 20 an AsyncLocalStorage context manager puts a hook on every promise of the process,
+ *   a cost paid on every request whether traces are exported or not; and two gateways in one
+ *   process (tests, replicas) each keep their own tracer.
  * - No undici (nor http) auto-instrumentation. The gateway's own span around each upstream request
  *   is the single source: it knows what undici's cannot (the REST path template rather than a URL
  *   full of company numbers and filters, the attempt number, the cache's part), and undici's would
  *   be a second CLIENT span for the same request and would put itself, not ours, in the
  *   `traceparent` sent upstream. The http instrumentation would add a SERVER span per request
  *   around ours, and spans for every /health, /ready and /metrics probe. Both also patch modules
- *   globally, which a library-free span of our own does not need.
+ *   globally and need the global context manager.
  * - One span per HTTP request sent upstream (each attempt, retries included: `attempt`,
  *   `http.request.resend_count`), never per read: a read the cache answers sends nothing, so it
  *   is not an upstream call and gets no span (a 50-company page on a warm cache would otherwise
@@ -64,16 +77,15 @@ import { requestIdOf } from './request-id.js'
  *   (`miss`, or `bypass` for a `Cache-Control: no-cache` operation, `off` without a cache), as the
  *   debug log line does; whether a failed read was then answered stale is only known after its
  *   requests ended, so that is the operation span's `gateway.cache.stale`.
- * - The operation span is made active with yoga's `instrumentation.operation` hook, which wraps
+ * - The operation span is started in yoga's `instrumentation.operation` hook, which wraps
  *   everything one GraphQL operation does (params, parse, validate, context, execute, result
- *   hooks): `context.with()` around it puts every resolver, DataLoader batch and upstream call of
- *   the operation in its context through AsyncLocalStorage. Streamed results (`@defer`/`@stream`)
- *   pull their later parts in that context too, and the span ends with the last part; a single
- *   result ends it as soon as it is ready to be sent.
+ *   hooks), and ends when its result is ready to be sent, or with the last part of a streamed
+ *   (`@defer`/`@stream`) result.
+ * - Sampling: a caller's sampled `traceparent` is respected (the spans are recorded and, with a
+ *   collector, exported); without a collector nothing else is recorded, and without a caller's
+ *   trace the SDK's default (always on) applies when exporting.
  * - No query text, variables, URLs or tokens in any span: operation name and type, error codes,
  *   path templates, statuses, counts, the request id.
- * - Cheap when off: with no provider registered the propagator is the API's no-op one, nothing is
- *   extracted, the spans are invalid and each hook returns at its first check.
  */
 
 const TRACER = 'company-data-gateway'
@@ -93,12 +105,14 @@ export const ATTR_GATEWAY_REQUEST_ID = 'gateway.request_id'
 export const OPERATION_SPAN = 'graphql.operation'
 
 export interface Telemetry {
+  /** What the gateway makes its spans with; none when OTEL_SDK_DISABLED=true. */
+  readonly tracer: Tracer | undefined
+  /** Spans are exported (OTEL_EXPORTER_OTLP_ENDPOINT is set). */
+  readonly exporting: boolean
   /**
    * Exports the spans still buffered and stops the exporter, waiting at most `timeoutMs` (no
-   * bound when absent) for a collector that does not answer; then unregisters the global tracer
-   * provider, propagator and context manager (so a later `startTelemetry` may register again).
-   * Never rejects: a failed export is the SDK's to report (`log`). Calls after the first return
-   * the first one's promise.
+   * bound when absent) for a collector that does not answer. Never rejects: a failed export is
+   * the SDK's to report (`log`). Calls after the first return the first one's promise.
    */
   shutdown(timeoutMs?: number): Promise<void>
 }
@@ -110,27 +124,29 @@ export interface TelemetryLog {
 }
 
 /**
- * Starts exporting traces when `OTEL_EXPORTER_OTLP_ENDPOINT` (or `..._TRACES_ENDPOINT`) is set in
- * `env`; otherwise sets nothing up and returns undefined. Reads from `env`, not `process.env`:
- * the endpoint (`<endpoint>/v1/traces`, or the traces endpoint as it is), the protocol
- * (`http/protobuf` by default, `http/json`), headers (`OTEL_EXPORTER_OTLP_[TRACES_]HEADERS`),
- * `OTEL_SERVICE_NAME` (over `serviceName`) and `OTEL_SDK_DISABLED`. Other OTEL_* settings
- * (sampler, batch sizes, timeouts) the SDK reads from `process.env` itself.
- * A bad endpoint or protocol throws a ConfigError naming the variable.
+ * The gateway's tracer, from `env` (not `process.env`): with `OTEL_EXPORTER_OTLP_ENDPOINT` (or
+ * `..._TRACES_ENDPOINT`) set, spans are exported to `<endpoint>/v1/traces` (or the traces
+ * endpoint as it is) over `http/protobuf` by default or `http/json`, with the headers of
+ * `OTEL_EXPORTER_OTLP_[TRACES_]HEADERS` and `OTEL_SERVICE_NAME` (over `serviceName`). Unset: span
+ * ids and `traceparent` only, nothing recorded or exported. `OTEL_SDK_DISABLED=true`: no tracer
+ * at all. Other OTEL_* settings (sampler, batch sizes, timeouts) the SDK reads from `process.env`
+ * itself. A bad endpoint or protocol throws a ConfigError naming the variable.
  */
 export function startTelemetry(
   env: Record<string, string | undefined>,
   serviceName = 'company-data-gateway',
   log?: TelemetryLog,
-): Telemetry | undefined {
+): Telemetry {
   const setting = (name: string) => {
     const value = env[name]?.trim()
     return value === '' ? undefined : value
   }
+  if (setting('OTEL_SDK_DISABLED')?.toLowerCase() === 'true') {
+    return { tracer: undefined, exporting: false, shutdown: () => Promise.resolve() }
+  }
   const endpoint = setting('OTEL_EXPORTER_OTLP_ENDPOINT')
   const tracesEndpoint = setting('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT')
-  if (endpoint === undefined && tracesEndpoint === undefined) return undefined
-  if (setting('OTEL_SDK_DISABLED')?.toLowerCase() === 'true') return undefined
+  if (endpoint === undefined && tracesEndpoint === undefined) return propagateOnly()
 
   // The OTel spec: the generic endpoint is a base to which the signal's path is appended, the
   // signal-specific one is used as it is.
@@ -173,17 +189,16 @@ export function startTelemetry(
     )
   }
 
-  const provider = new NodeTracerProvider({
+  const provider = new BasicTracerProvider({
     resource: defaultResource().merge(
       resourceFromAttributes({ [ATTR_SERVICE_NAME]: setting('OTEL_SERVICE_NAME') ?? serviceName }),
     ),
     spanProcessors: [new BatchSpanProcessor(exporter)],
   })
-  // AsyncLocalStorage context manager (the default) and W3C trace context only.
-  provider.register({ propagator: new W3CTraceContextPropagator() })
-
   let stopped: Promise<void> | undefined
   return {
+    tracer: provider.getTracer(TRACER),
+    exporting: true,
     shutdown(timeoutMs?: number) {
       stopped ??= (async () => {
         let timer: NodeJS.Timeout | undefined
@@ -198,9 +213,6 @@ export function startTelemetry(
               })
         await Promise.race([flushed, bound])
         clearTimeout(timer)
-        trace.disable()
-        propagation.disable()
-        context.disable()
         if (log) diag.disable()
       })()
       return stopped
@@ -208,11 +220,30 @@ export function startTelemetry(
   }
 }
 
-/** What the operation's span collects until it ends; found in the active context. */
-interface OperationTrace {
+/**
+ * No collector: spans that record nothing unless the caller's `traceparent` asked for sampling
+ * (then recorded and dropped, to pass the caller's decision on), ids and `traceparent` all the same.
+ */
+export function propagateOnly(): Telemetry {
+  const provider = new BasicTracerProvider({
+    sampler: new ParentBasedSampler({ root: new AlwaysOffSampler() }),
+  })
+  return {
+    tracer: provider.getTracer(TRACER),
+    exporting: false,
+    shutdown: () => Promise.resolve(),
+  }
+}
+
+/** W3C trace context only: the caller's `baggage` is not forwarded to the upstream. */
+const propagator = new W3CTraceContextPropagator()
+
+/** One GraphQL operation's trace: its span, and what the span collects until it ends. */
+export interface OperationTrace {
+  readonly tracer: Tracer
   readonly span: Span
-  /** The operation's context: later parts of a streamed result are pulled in it. */
-  context: OtelContext
+  /** The operation span's context: the parent of its upstream calls. */
+  readonly context: OtelContext
   codes: Set<string>
   /** Reads by cache result (hit, miss, stale, shared), as `recordCacheRead` was told. */
   cache: Map<string, number>
@@ -224,10 +255,11 @@ interface OperationTrace {
   ended: boolean
 }
 
-const OPERATION = createContextKey('company-data-gateway operation trace')
+const operations = new WeakMap<Request, OperationTrace>()
 
-const operationTrace = (): OperationTrace | undefined =>
-  context.active().getValue(OPERATION) as OperationTrace | undefined
+/** The trace of the operation `request` carries (none without a tracer). */
+export const operationTraceOf = (request: Request): OperationTrace | undefined =>
+  operations.get(request)
 
 const headersGetter: TextMapGetter<Headers> = {
   keys: (headers) => [...headers.keys()],
@@ -249,15 +281,17 @@ function end(state: OperationTrace, error?: unknown) {
   if (state.ended) return
   state.ended = true
   const { span } = state
-  if (state.codes.size > 0) span.setAttribute(ATTR_GRAPHQL_ERROR_CODES, [...state.codes])
-  if (state.upstreamCalls > 0) span.setAttribute(ATTR_GATEWAY_UPSTREAM_CALLS, state.upstreamCalls)
-  for (const [result, count] of state.cache)
-    span.setAttribute(`${ATTR_GATEWAY_CACHE}.${result}`, count)
-  if (error !== undefined) {
-    span.recordException(error instanceof Error ? error : String(error))
-    span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) })
-  } else if (state.failed) {
-    span.setStatus({ code: SpanStatusCode.ERROR, message: [...state.codes].join(', ') })
+  if (span.isRecording()) {
+    if (state.codes.size > 0) span.setAttribute(ATTR_GRAPHQL_ERROR_CODES, [...state.codes])
+    if (state.upstreamCalls > 0) span.setAttribute(ATTR_GATEWAY_UPSTREAM_CALLS, state.upstreamCalls)
+    for (const [result, count] of state.cache)
+      span.setAttribute(`${ATTR_GATEWAY_CACHE}.${result}`, count)
+    if (error !== undefined) {
+      span.recordException(error instanceof Error ? error : String(error))
+      span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) })
+    } else if (state.failed) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: [...state.codes].join(', ') })
+    }
   }
   span.end()
 }
@@ -274,14 +308,14 @@ function name(state: OperationTrace, document: DocumentNode, operationName?: str
   } else state.span.updateName(type)
 }
 
-/** The stream, its parts recorded and pulled in the operation's context, the span ended with it. */
+/** The stream, its parts recorded, the span ended with it. */
 function traced<T extends ExecutionResult>(
   source: AsyncIterable<T>,
   state: OperationTrace,
 ): AsyncIterableIterator<T> {
   const iterator = source[Symbol.asyncIterator]()
   const settle = <R>(step: () => Promise<IteratorResult<T, R>>) =>
-    context.with(state.context, step).then(
+    step().then(
       (next) => {
         if (next.done) end(state)
         else record(state, next.value)
@@ -316,22 +350,20 @@ function traced<T extends ExecutionResult>(
  * gateway.upstream.calls (upstream spans made in it), gateway.cache.<result> (see
  * recordCacheRead). Status ERROR when the response has errors and no data, or the operation
  * threw. Put it first in the plugin list, so the span covers the other plugins' work and sees
- * their refusals.
+ * their refusals. No tracer (OTEL_SDK_DISABLED): does nothing.
  */
-export function useOperationTracing(): Plugin {
+export function useOperationTracing(tracer: Tracer | undefined): Plugin {
+  if (!tracer) return {}
   return {
     instrumentation: {
       operation({ request }, wrapped) {
-        const caller = propagation.extract(context.active(), request.headers, headersGetter)
-        const span = trace
-          .getTracer(TRACER)
-          .startSpan(OPERATION_SPAN, { kind: SpanKind.SERVER }, caller)
-        // No provider registered (telemetry off): nothing to trace, nothing to propagate.
-        if (!isSpanContextValid(span.spanContext())) return wrapped()
+        const caller = propagator.extract(ROOT_CONTEXT, request.headers, headersGetter)
+        const span = tracer.startSpan(OPERATION_SPAN, { kind: SpanKind.SERVER }, caller)
         if (span.isRecording()) span.setAttribute(ATTR_GATEWAY_REQUEST_ID, requestIdOf(request))
         const state: OperationTrace = {
+          tracer,
           span,
-          context: caller,
+          context: trace.setSpan(caller, span),
           codes: new Set(),
           cache: new Map(),
           upstreamCalls: 0,
@@ -339,7 +371,7 @@ export function useOperationTracing(): Plugin {
           failed: false,
           ended: false,
         }
-        state.context = trace.setSpan(caller, span).setValue(OPERATION, state)
+        operations.set(request, state)
         const done = () => {
           if (!state.streaming) end(state)
         }
@@ -349,7 +381,7 @@ export function useOperationTracing(): Plugin {
         }
         let running: ReturnType<typeof wrapped>
         try {
-          running = context.with(state.context, wrapped)
+          running = wrapped()
         } catch (error) {
           return fail(error)
         }
@@ -358,14 +390,14 @@ export function useOperationTracing(): Plugin {
       },
     },
     onParse() {
-      return ({ result, context: { params } }) => {
-        const state = operationTrace()
+      return ({ result, context: { params, request } }) => {
+        const state = operations.get(request)
         if (!state?.span.isRecording() || result === null || result instanceof Error) return
         name(state, result, params?.operationName)
       }
     },
-    onExecutionResult({ result, setResult }) {
-      const state = operationTrace()
+    onExecutionResult({ request, result, setResult }) {
+      const state = operations.get(request)
       if (!state || result === undefined) return
       if (isAsyncIterable(result)) {
         state.streaming = true
@@ -375,27 +407,31 @@ export function useOperationTracing(): Plugin {
   }
 }
 
+/** The span a request outside any traced operation runs with: records nothing, sends nothing. */
+const UNTRACED = trace.wrapSpanContext(INVALID_SPAN_CONTEXT)
+
 /**
  * Wraps one HTTP request sent upstream in a CLIENT span `GET <endpointTemplate>`, child of the
- * active context (the operation's span inside a resolver), and writes its context into `headers`
- * (`traceparent`, and `tracestate` when the caller sent one) before `call` runs: the upstream
- * sees the gateway's span as parent. Attributes set here: url.template, http.request.method,
- * gateway.upstream.attempt (1 for the first request of a read), http.request.resend_count.
- * `call` sets what only it knows, on the span it is given:
- * `span.setAttribute('http.response.status_code', status)` and
+ * operation's span, and writes its context into `headers` (`traceparent`, and `tracestate` when
+ * the caller sent one) before `call` runs: the upstream sees the gateway's span as parent.
+ * Attributes set here: url.template, http.request.method, gateway.upstream.attempt (1 for the
+ * first request of a read), http.request.resend_count. `call` sets what only it knows, on the
+ * span it is given: `span.setAttribute('http.response.status_code', status)` and
  * `span.setAttribute(ATTR_GATEWAY_CACHE, 'miss' | 'bypass' | 'off')`. When `call` throws, the span
  * gets status ERROR, `error.type` (the error's `code`, e.g. UPSTREAM_TIMEOUT, or its class name)
  * and, when the error carries a numeric `status`, http.response.status_code. The span ends when
- * `call` settles. Telemetry off: `call` runs with a no-op span and the headers are left alone.
+ * `call` settles. No operation trace: `call` runs with a span that records nothing, and the
+ * headers are left alone.
  */
 export function traceUpstreamCall<T>(
+  operation: OperationTrace | undefined,
   endpointTemplate: string,
   attempt: number,
   headers: Record<string, string>,
   call: (span: Span) => Promise<T>,
 ): Promise<T> {
-  const parent = context.active()
-  const span = trace.getTracer(TRACER).startSpan(
+  if (!operation) return call(UNTRACED)
+  const span = operation.tracer.startSpan(
     `GET ${endpointTemplate}`,
     {
       kind: SpanKind.CLIENT,
@@ -406,12 +442,10 @@ export function traceUpstreamCall<T>(
         ...(attempt > 1 ? { [ATTR_HTTP_REQUEST_RESEND_COUNT]: attempt - 1 } : {}),
       },
     },
-    parent,
+    operation.context,
   )
-  if (!isSpanContextValid(span.spanContext())) return call(span)
-  const state = parent.getValue(OPERATION) as OperationTrace | undefined
-  if (state) state.upstreamCalls++
-  propagation.inject(trace.setSpan(parent, span), headers)
+  operation.upstreamCalls++
+  propagator.inject(trace.setSpan(ROOT_CONTEXT, span), headers, defaultTextMapSetter)
   const failed = (error: unknown): never => {
     const { code, status } = (error ?? {}) as { code?: unknown; status?: unknown }
     if (typeof status === 'number') span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status)
@@ -436,14 +470,12 @@ export function traceUpstreamCall<T>(
 }
 
 /**
- * Counts one upstream read on the active operation's span by how it was served: call it with
- * each `CacheResult` (hit, miss, stale, shared) the cache reports; the span ends with
- * `gateway.cache.hit: n` and so on. No operation span (telemetry off, outside an operation):
- * nothing happens.
+ * Counts one upstream read on the operation's span by how it was served: call it with each
+ * `CacheResult` (hit, miss, stale, shared) the cache reports; the span ends with
+ * `gateway.cache.hit: n` and so on. No operation trace: nothing happens.
  */
-export function recordCacheRead(result: string): void {
-  const state = operationTrace()
-  if (state) state.cache.set(result, (state.cache.get(result) ?? 0) + 1)
+export function recordCacheRead(operation: OperationTrace | undefined, result: string): void {
+  operation?.cache.set(result, (operation.cache.get(result) ?? 0) + 1)
 }
 
 function errorMessage(error: unknown): string {

@@ -15,7 +15,7 @@ import { useOperationLog } from './operation-log.js'
 import { usePersistedDocuments } from './persisted-documents.js'
 import { useRequestId } from './request-id.js'
 import { schema } from './schema/index.js'
-import { useOperationTracing } from './telemetry.js'
+import { propagateOnly, type Telemetry, useOperationTracing } from './telemetry.js'
 import { UpstreamClient } from './upstream/client.js'
 import { isCallersOwn, staleMayAnswer } from './upstream/errors.js'
 import { UpstreamRateLimiter } from './upstream/rate-limit.js'
@@ -28,9 +28,15 @@ export type GatewayConfig = Omit<Config, 'port' | 'host' | 'logLevel' | 'upstrea
 
 /**
  * Builds the gateway: the yoga server and the one upstream client it owns. No port: serve it
- * with node:http (src/main.ts) or call `yoga.fetch` directly (tests).
+ * with node:http (src/main.ts) or call `yoga.fetch` directly (tests). Spans are made with
+ * `telemetry`'s tracer (src/main.ts: `startTelemetry`); without it, no span is exported but
+ * every upstream call still carries a `traceparent`.
  */
-export function createGateway(config: GatewayConfig, logger?: Logger) {
+export function createGateway(
+  config: GatewayConfig,
+  logger?: Logger,
+  telemetry: Telemetry = propagateOnly(),
+) {
   const metrics = new GatewayMetrics()
   let closing: Promise<void> | undefined
   let draining = false
@@ -77,7 +83,7 @@ export function createGateway(config: GatewayConfig, logger?: Logger) {
     batching: false,
     plugins: [
       // First, so its span covers the other plugins and sees their refusals.
-      useOperationTracing(),
+      useOperationTracing(telemetry.tracer),
       useRequestId(),
       useKnownPaths([graphqlEndpoint, '/health', '/ready', '/metrics']),
       useMetricsEndpoint(metrics),

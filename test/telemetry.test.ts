@@ -1,46 +1,17 @@
 import { once } from 'node:events'
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { setImmediate as tick } from 'node:timers/promises'
-import { useDeferStream } from '@graphql-yoga/plugin-defer-stream'
-import { trace } from '@opentelemetry/api'
-import { GraphQLError } from 'graphql'
-import { createSchema, createYoga } from 'graphql-yoga'
-import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError } from '../src/config.js'
-import {
-  ATTR_GATEWAY_CACHE,
-  recordCacheRead,
-  startTelemetry,
-  type Telemetry,
-  traceUpstreamCall,
-  useOperationTracing,
-} from '../src/telemetry.js'
+import type { ReceivedCall } from '../src/demo-upstream/server.js'
+import { startTelemetry } from '../src/telemetry.js'
+import { type Stack, startStack } from './support/stack.js'
 
 /**
- * Traces end to end on loopback: a stub OTLP/HTTP receiver, a yoga server whose resolvers call
- * a stub upstream through traceUpstreamCall, and W3C traceparent from the caller, through the
- * operation's span, to the upstream. The global tracer provider is registered by one describe
- * at a time: shutdown() unregisters it.
+ * Traces end to end on loopback: the gateway against the demo upstream, spans exported to a stub
+ * OTLP/HTTP receiver, and W3C `traceparent` from the caller, through the operation's span, to
+ * every request the demo receives.
  */
-
-const servers: Server[] = []
-
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void) {
-  const server = createServer(handler)
-  servers.push(server)
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-}
-
-afterAll(async () => {
-  for (const server of servers) {
-    server.closeAllConnections()
-    await new Promise<void>((resolve) => server.close(() => resolve()))
-  }
-})
 
 /** The stub OTLP receiver: every POST, with its path, content type and body. */
 interface Export {
@@ -49,78 +20,11 @@ interface Export {
   body: Buffer
 }
 const collected: Export[] = []
+let collector: Server
 let collectorUrl: string
 
-/** The stub upstream: the trace headers of every request; `/fail` answers 503. */
-interface UpstreamHit {
-  path: string
-  traceparent: string | undefined
-  tracestate: string | undefined
-}
-const upstreamHits: UpstreamHit[] = []
-let upstreamUrl: string
-
-const TEMPLATE = '/v1/companies/{countryCode}/{companyNumber}'
-
-class UpstreamFailure extends Error {
-  constructor(
-    readonly code: string,
-    readonly status: number,
-  ) {
-    super(`upstream answered ${status}`)
-  }
-}
-
-/** What a resolver's read does in the gateway: one traced HTTP request upstream. */
-async function read(number: string, attempt = 1): Promise<string> {
-  // A hop or two, as a DataLoader batch would take: the context must survive them.
-  await tick()
-  const headers: Record<string, string> = { accept: 'application/json' }
-  return traceUpstreamCall(TEMPLATE, attempt, headers, async (span) => {
-    const response = await request(`${upstreamUrl}/v1/companies/BE/${number}`, { headers })
-    span.setAttribute('http.response.status_code', response.statusCode)
-    span.setAttribute(ATTR_GATEWAY_CACHE, 'miss')
-    const text = await response.body.text()
-    if (response.statusCode !== 200)
-      throw new UpstreamFailure('UPSTREAM_ERROR', response.statusCode)
-    return text
-  })
-}
-
-const schema = createSchema({
-  typeDefs: /* GraphQL */ `
-    type Query {
-      company(number: String!): String
-      retried(number: String!): String
-      cached: String
-    }
-  `,
-  resolvers: {
-    Query: {
-      company: async (_: unknown, { number }: { number: string }) => {
-        try {
-          return await read(number)
-        } catch (error) {
-          throw new GraphQLError('upstream failed', {
-            extensions: { code: (error as UpstreamFailure).code ?? 'INTERNAL' },
-          })
-        }
-      },
-      retried: (_: unknown, { number }: { number: string }) => read(number, 2),
-      cached: () => {
-        recordCacheRead('hit')
-        recordCacheRead('hit')
-        recordCacheRead('shared')
-        return 'from the cache'
-      },
-    },
-  },
-})
-
-let gatewayUrl: string
-
 beforeAll(async () => {
-  collectorUrl = await listen((req, res) => {
+  collector = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => {
@@ -133,39 +37,15 @@ beforeAll(async () => {
       res.end(req.headers['content-type'] === 'application/json' ? '{}' : '')
     })
   })
-  upstreamUrl = await listen((req, res) => {
-    const header = (name: string) => {
-      const value = req.headers[name]
-      return Array.isArray(value) ? value[0] : value
-    }
-    upstreamHits.push({
-      path: req.url ?? '',
-      traceparent: header('traceparent'),
-      tracestate: header('tracestate'),
-    })
-    const failing = req.url?.endsWith('/fail')
-    res.writeHead(failing ? 503 : 200, { 'content-type': 'application/json' })
-    res.end(failing ? '{"error":"down"}' : '{"name":"ACME"}')
-  })
-  const yoga = createYoga({
-    schema,
-    plugins: [useOperationTracing(), useDeferStream()],
-    logging: false,
-  })
-  gatewayUrl = `${await listen(yoga)}/graphql`
+  collector.listen(0, '127.0.0.1')
+  await once(collector, 'listening')
+  collectorUrl = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`
 })
 
-/** Sends one GraphQL request to the gateway; the whole body, parsed unless it is multipart. */
-async function gql(query: string, headers: Record<string, string> = {}) {
-  const response = await request(gatewayUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ query }),
-  })
-  const text = await response.body.text()
-  const multipart = String(response.headers['content-type']).startsWith('multipart/')
-  return { status: response.statusCode, body: multipart ? text : JSON.parse(text) }
-}
+afterAll(async () => {
+  collector.closeAllConnections()
+  await new Promise<void>((resolve) => collector.close(() => resolve()))
+})
 
 /** A span of an OTLP/JSON ExportTraceServiceRequest, attributes made a plain record. */
 interface ExportedSpan {
@@ -177,6 +57,8 @@ interface ExportedSpan {
   status?: { code?: number; message?: string }
   attributes: Record<string, unknown>
   resource: Record<string, unknown>
+  startTimeUnixNano: string
+  endTimeUnixNano: string
 }
 
 interface OtlpValue {
@@ -194,7 +76,7 @@ function plain(value: OtlpValue): unknown {
   return value.stringValue ?? value.boolValue ?? value.doubleValue
 }
 
-const record = (attributes: OtlpAttributes) =>
+const attributesOf = (attributes: OtlpAttributes) =>
   Object.fromEntries((attributes ?? []).map(({ key, value }) => [key, plain(value)]))
 
 function spansOf(received: Export[]): ExportedSpan[] {
@@ -211,10 +93,10 @@ function spansOf(received: Export[]): ExportedSpan[] {
       }[]
     }
     for (const resourceSpans of request.resourceSpans ?? []) {
-      const resource = record(resourceSpans.resource?.attributes)
+      const resource = attributesOf(resourceSpans.resource?.attributes)
       for (const scope of resourceSpans.scopeSpans ?? []) {
         for (const span of scope.spans ?? []) {
-          spans.push({ ...span, attributes: record(span.attributes), resource })
+          spans.push({ ...span, attributes: attributesOf(span.attributes), resource })
         }
       }
     }
@@ -226,12 +108,54 @@ const SPAN_KIND_SERVER = 2
 const SPAN_KIND_CLIENT = 3
 const STATUS_ERROR = 2
 const traceparentPattern = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/
+const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736'
+const CALLER_SPAN = '00f067aa0ba902b7'
 
-describe('with OTEL_EXPORTER_OTLP_ENDPOINT unset', () => {
-  it('sets nothing up', () => {
-    expect(startTelemetry({})).toBeUndefined()
-    expect(startTelemetry({ OTEL_EXPORTER_OTLP_ENDPOINT: '  ' })).toBeUndefined()
-    expect(startTelemetry({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toBeUndefined()
+/** The trace id, parent span id and flags of the traceparent the demo received. */
+function traceOf(call: ReceivedCall) {
+  const [, traceId, parentId, flags] = traceparentPattern.exec(call.traceparent ?? '') ?? []
+  return { traceId, parentId, flags }
+}
+
+/** list → 3 companies → their financials and lookalikes → the lookalikes' names. */
+const TRAVERSAL = `query Traversal($listId: Int!) {
+  list(listId: $listId) {
+    name
+    companies(first: 3) {
+      edges { node { name financials(first: 1) { nodes { endDate } } lookalikes(first: 2) { edges { score node { name } } } } }
+    }
+  }
+}`
+const ONE = 'query One($number: String!) { company(country: BE, number: $number) { name } }'
+
+/** The stack's first STATIC list and its companies, from the demo's data. */
+function demoSample(stack: Stack) {
+  const list = stack.demo.data.lists.find((l) => l.type === 'STATIC' && l.amountOfCompanies > 20)
+  if (!list) throw new Error('demo data has no STATIC list')
+  const belgian = stack.demo.data.companies.filter((c) => c.country === 'BE')
+  return { listId: list.id, numbers: belgian.map((c) => c.companyNumber) }
+}
+
+describe('startTelemetry', () => {
+  it('without OTEL_EXPORTER_OTLP_ENDPOINT: a tracer that exports nothing', async () => {
+    for (const env of [
+      {},
+      { OTEL_EXPORTER_OTLP_ENDPOINT: '  ' },
+      { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
+    ]) {
+      const telemetry = startTelemetry(env)
+      expect(telemetry.exporting).toBe(false)
+      expect(telemetry.tracer).toBeDefined()
+      await telemetry.shutdown()
+    }
+  })
+
+  it('with OTEL_SDK_DISABLED=true: no tracer at all', () => {
+    const telemetry = startTelemetry({
+      OTEL_SDK_DISABLED: 'true',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
+    })
+    expect(telemetry).toMatchObject({ tracer: undefined, exporting: false })
   })
 
   it('refuses a bad endpoint or protocol with a ConfigError naming the variable', () => {
@@ -246,92 +170,179 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT unset', () => {
       }),
     ).toThrow(/Invalid setting OTEL_EXPORTER_OTLP_PROTOCOL/)
   })
+})
 
-  it('leaves the API calls working as no-ops: no span, no traceparent sent upstream', async () => {
-    const headers: Record<string, string> = {}
-    const value = await traceUpstreamCall(TEMPLATE, 1, headers, async (span) => {
-      span.setAttribute('http.response.status_code', 200)
-      expect(span.isRecording()).toBe(false)
-      return 42
-    })
-    expect(value).toBe(42)
-    expect(headers).toEqual({})
-    await expect(
-      traceUpstreamCall(TEMPLATE, 1, {}, () => Promise.reject(new Error('down'))),
-    ).rejects.toThrow('down')
-    recordCacheRead('hit')
-    expect(trace.getActiveSpan()).toBeUndefined()
+describe('without a collector (OTEL_EXPORTER_OTLP_ENDPOINT unset)', () => {
+  let stack: Stack
+  beforeAll(async () => {
+    stack = await startStack()
+  })
 
-    const before = upstreamHits.length
-    const { body } = await gql('query Off { company(number: "0403170701") }', {
-      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
-    })
-    expect(body).toEqual({ data: { company: '{"name":"ACME"}' } })
-    expect(upstreamHits.slice(before)).toEqual([
-      { path: '/v1/companies/BE/0403170701', traceparent: undefined, tracestate: undefined },
-    ])
+  it('sends a traceparent on every upstream call: one new trace per operation, not sampled', async () => {
+    const { listId, numbers } = demoSample(stack)
+    expect((await stack.post(TRAVERSAL, { listId })).body.errors).toBeUndefined()
+    expect((await stack.post(ONE, { number: numbers[0] })).body.errors).toBeUndefined()
+    const calls = stack.demo.calls()
+    expect(calls.length).toBeGreaterThan(5)
+    const traces = calls.map(traceOf)
+    for (const { traceId, flags } of traces) {
+      expect(traceId).toBeDefined()
+      expect(flags).toBe('00')
+    }
+    // Two operations, two traces; each request its own parent span.
+    expect(new Set(traces.map((t) => t.traceId)).size).toBe(2)
+    expect(new Set(traces.map((t) => t.parentId)).size).toBe(calls.length)
     expect(collected).toHaveLength(0)
+  })
+
+  it("continues the caller's trace and passes its sampling decision and tracestate on", async () => {
+    const { numbers } = demoSample(stack)
+    for (const flags of ['01', '00']) {
+      stack.demo.reset()
+      const { body } = await stack.post(
+        ONE,
+        { number: numbers[1] },
+        {
+          authorization: 'Bearer demo-token',
+          traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-${flags}`,
+          tracestate: 'vendor=abc',
+        },
+      )
+      expect(body.errors).toBeUndefined()
+      const [call, ...others] = stack.demo.calls()
+      expect(others).toHaveLength(0)
+      expect(traceOf(call as ReceivedCall)).toMatchObject({ traceId: CALLER_TRACE, flags })
+      expect(traceOf(call as ReceivedCall).parentId).not.toBe(CALLER_SPAN)
+    }
+    expect(collected).toHaveLength(0)
+  })
+
+  it('ignores a malformed traceparent: a new trace instead', async () => {
+    const { numbers } = demoSample(stack)
+    const { body } = await stack.post(
+      ONE,
+      { number: numbers[2] },
+      { authorization: 'Bearer demo-token', traceparent: `00-${'0'.repeat(32)}-${CALLER_SPAN}-01` },
+    )
+    expect(body.errors).toBeUndefined()
+    const [call] = stack.demo.calls()
+    expect(call?.traceparent).toMatch(traceparentPattern)
+    expect(traceOf(call as ReceivedCall).traceId).not.toBe('0'.repeat(32))
+  })
+})
+
+describe('OTEL_SDK_DISABLED=true', () => {
+  it('sends no traceparent', async () => {
+    const stack = await startStack({}, undefined, startTelemetry({ OTEL_SDK_DISABLED: 'true' }))
+    const { numbers } = demoSample(stack)
+    expect((await stack.post(ONE, { number: numbers[3] })).body.errors).toBeUndefined()
+    const calls = stack.demo.calls()
+    expect(calls).toHaveLength(1)
+    expect(calls[0]?.traceparent).toBeUndefined()
   })
 })
 
 describe('with OTEL_EXPORTER_OTLP_ENDPOINT set (http/json)', () => {
-  const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736'
-  const CALLER_SPAN = '00f067aa0ba902b7'
   let spans: ExportedSpan[]
-  let hits: UpstreamHit[]
   let received: Export[]
-  let telemetry: Telemetry | undefined
-  const responses: unknown[] = []
+  const calls: Record<string, ReceivedCall[]> = {}
+  const responses: Record<string, unknown> = {}
 
   beforeAll(async () => {
     const firstExport = collected.length
-    const firstHit = upstreamHits.length
-    telemetry = startTelemetry(
+    const telemetry = startTelemetry(
       { OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
       'telemetry-test',
     )
-    expect(telemetry).toBeDefined()
-    // Sequentially, so each upstream hit belongs to a known operation.
-    responses.push(
-      (
-        await gql('query Continued { company(number: "0403170701") }', {
-          traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`,
-          tracestate: 'vendor=abc',
-        })
-      ).body,
+    expect(telemetry.exporting).toBe(true)
+    const stack = await startStack({ upstreamMaxConnections: 64 }, undefined, telemetry)
+    const cached = stack.replica({ cacheTtlSeconds: 60 })
+    const { demo } = stack
+    const { listId, numbers } = demoSample(stack)
+    const token = { authorization: 'Bearer demo-token' }
+    /** One operation at a time, so each call the demo receives belongs to a known one. */
+    const run = async (
+      name: string,
+      send: () => Promise<unknown>,
+      before: () => void = () => {},
+    ) => {
+      demo.reset()
+      before()
+      responses[name] = await send()
+      calls[name] = demo.calls()
+    }
+    await run(
+      'Traversal',
+      async () =>
+        (
+          await stack.post(
+            TRAVERSAL,
+            { listId },
+            {
+              ...token,
+              traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`,
+              tracestate: 'vendor=abc',
+            },
+          )
+        ).body,
     )
-    responses.push((await gql('query Fresh { company(number: "0403170702") }')).body)
-    responses.push((await gql('query Fresh { company(number: "0403170703") }')).body)
-    responses.push(
-      (await gql('query Failing { company(number: "fail") cached retried(number: "1") }')).body,
+    await run('Fresh', async () => (await stack.post(ONE, { number: numbers[0] })).body)
+    await run('Fresh again', async () => (await stack.post(ONE, { number: numbers[1] })).body)
+    await run(
+      'Retried',
+      async () => (await stack.post(ONE.replace('One', 'Retried'), { number: numbers[2] })).body,
+      () => demo.inject({ path: /^\/v1\/companies\//, status: 503, times: 1 }),
     )
-    responses.push((await gql('query Broken { company(')).body)
-    responses.push(
-      (
-        await gql(
-          'query Deferred { first: company(number: "11") ... @defer { second: company(number: "12") } }',
-          { accept: 'multipart/mixed' },
-        )
-      ).body,
+    await run(
+      'Failing',
+      async () => (await stack.post(ONE.replace('One', 'Failing'), { number: numbers[3] })).body,
+      () => demo.inject({ path: /^\/v1\/companies\//, status: 500 }),
     )
-    hits = upstreamHits.slice(firstHit)
-    // Exports whatever the batch processor still holds, then unregisters the provider.
-    await telemetry?.shutdown()
+    await run('Cached', async () => {
+      const query = ONE.replace('One', 'Cached')
+      await cached.post(query, { number: numbers[4] })
+      return (await cached.post(query, { number: numbers[4] })).body
+    })
+    await run('Broken', async () => (await stack.post('query Broken { company(')).body)
+    await run('Deferred', async () => {
+      const response = await stack.gateway.yoga.fetch('http://gateway.test/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'multipart/mixed', ...token },
+        body: JSON.stringify({
+          query: `query Deferred($number: String!) {
+            company(country: BE, number: $number) { name ... @defer { financials(first: 1) { nodes { endDate } } } }
+          }`,
+          variables: { number: numbers[5] },
+        }),
+      })
+      return response.text()
+    })
+    // Exports whatever the batch processor still holds.
+    await telemetry.shutdown()
     received = collected.slice(firstExport)
     spans = spansOf(received)
   })
 
   const operation = (name: string) => spans.filter((span) => span.name === name)
+  const only = (name: string) => {
+    const [span, ...others] = operation(name)
+    expect(others).toHaveLength(0)
+    if (!span) throw new Error(`no span ${name}`)
+    return span
+  }
   const childrenOf = (parent: ExportedSpan) =>
     spans.filter((span) => span.parentSpanId === parent.spanId && span.traceId === parent.traceId)
 
   it('answers as without telemetry', () => {
-    expect(responses[0]).toEqual({ data: { company: '{"name":"ACME"}' } })
-    expect(responses[3]).toMatchObject({
-      data: { company: null, cached: 'from the cache', retried: '{"name":"ACME"}' },
+    expect(responses.Traversal).toMatchObject({
+      data: { list: { companies: { edges: expect.any(Array) } } },
+    })
+    expect(responses.Traversal).not.toHaveProperty('errors')
+    expect(responses.Retried).not.toHaveProperty('errors')
+    expect(responses.Failing).toMatchObject({
       errors: [{ extensions: { code: 'UPSTREAM_ERROR' } }],
     })
-    expect(String(responses[5])).toContain('"second":"{\\"name\\":\\"ACME\\"}"')
+    expect(String(responses.Deferred)).toContain('"endDate"')
   })
 
   it('exports OTLP/HTTP JSON to <endpoint>/v1/traces with the service name', () => {
@@ -345,130 +356,160 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set (http/json)', () => {
     )
   })
 
-  it("continues the caller's trace: its span is the operation span's parent", () => {
-    const [span, ...others] = operation('query Continued')
-    expect(others).toHaveLength(0)
+  it("traces a traversal: the caller's trace, one child span per request the demo received", () => {
+    const span = only('query Traversal')
+    const sent = calls.Traversal ?? []
     expect(span).toMatchObject({
       traceId: CALLER_TRACE,
       parentSpanId: CALLER_SPAN,
       kind: SPAN_KIND_SERVER,
       attributes: {
-        'graphql.operation.name': 'Continued',
+        'graphql.operation.name': 'Traversal',
         'graphql.operation.type': 'query',
-        'gateway.upstream.calls': 1,
+        'gateway.upstream.calls': sent.length,
       },
     })
-    expect(span?.attributes['gateway.request_id']).toEqual(expect.any(String))
-    expect(span?.attributes['graphql.error.codes']).toBeUndefined()
-  })
-
-  it('makes the upstream span a child of the operation span, with its attributes', () => {
-    const [parent] = operation('query Continued')
-    if (!parent) throw new Error('no operation span')
-    const children = childrenOf(parent)
-    expect(children).toHaveLength(1)
-    expect(children[0]).toMatchObject({
-      name: `GET ${TEMPLATE}`,
-      kind: SPAN_KIND_CLIENT,
-      attributes: {
-        'url.template': TEMPLATE,
-        'http.request.method': 'GET',
-        'http.response.status_code': 200,
-        'gateway.upstream.attempt': 1,
-        'gateway.cache': 'miss',
-      },
-    })
-    expect(children[0]?.status?.code ?? 0).not.toBe(STATUS_ERROR)
-  })
-
-  it("sends upstream a traceparent with the caller's trace id and the upstream span as parent", () => {
-    const [parent] = operation('query Continued')
-    if (!parent) throw new Error('no operation span')
-    const [child] = childrenOf(parent)
-    const hit = hits.find((h) => h.path === '/v1/companies/BE/0403170701')
-    const [, traceId, parentId, flags] = traceparentPattern.exec(hit?.traceparent ?? '') ?? []
-    expect(traceId).toBe(CALLER_TRACE)
-    expect(parentId).toBe(child?.spanId)
-    expect(flags).toBe('01')
-    expect(hit?.tracestate).toBe('vendor=abc')
+    expect(span.attributes['gateway.request_id']).toEqual(expect.any(String))
+    expect(span.attributes['graphql.error.codes']).toBeUndefined()
+    const children = childrenOf(span)
+    expect(children).toHaveLength(sent.length)
+    // Each request the demo received names its own span as parent, with the caller's trace id,
+    // sampling flag and tracestate.
+    expect(sent.map((call) => traceOf(call).parentId).sort()).toEqual(
+      children.map((child) => child.spanId).sort(),
+    )
+    for (const call of sent) {
+      expect(traceOf(call)).toMatchObject({ traceId: CALLER_TRACE, flags: '01' })
+      expect(call.requestId).toBe(span.attributes['gateway.request_id'])
+    }
+    expect(new Set(children.map((child) => child.attributes['url.template']))).toEqual(
+      new Set([
+        '/v1/lists/{id}',
+        '/v1/lists/{id}/companies',
+        '/v1/companies/{countryCode}/{companyNumber}/financials',
+        '/v1/companies/{countryCode}/{companyNumber}/lookalikes',
+      ]),
+    )
+    for (const child of children) {
+      expect(child).toMatchObject({
+        kind: SPAN_KIND_CLIENT,
+        name: `GET ${child.attributes['url.template']}`,
+        attributes: {
+          'http.request.method': 'GET',
+          'http.response.status_code': 200,
+          'gateway.upstream.attempt': 1,
+          'gateway.cache': 'off',
+        },
+      })
+      expect(child.status?.code ?? 0).not.toBe(STATUS_ERROR)
+      // No company number, list id or query text in any attribute.
+      expect(JSON.stringify(child.attributes)).not.toMatch(/\d{6,}|listId|\?/)
+    }
   })
 
   it('starts a new trace per operation when the caller sends no traceparent', () => {
-    const fresh = operation('query Fresh')
+    const fresh = operation('query One')
     expect(fresh).toHaveLength(2)
     const traceIds = fresh.map((span) => span.traceId)
     expect(new Set(traceIds).size).toBe(2)
     expect(traceIds).not.toContain(CALLER_TRACE)
+    const sent = [...(calls.Fresh ?? []), ...(calls['Fresh again'] ?? [])]
     for (const span of fresh) {
       expect(span.parentSpanId || undefined).toBeUndefined()
-      const [child] = childrenOf(span)
-      expect(child?.name).toBe(`GET ${TEMPLATE}`)
-      const hit = hits.find(
-        (h) => traceparentPattern.exec(h.traceparent ?? '')?.[2] === child?.spanId,
+      const [child, ...others] = childrenOf(span)
+      expect(others).toHaveLength(0)
+      expect(sent.map((call) => call.traceparent)).toContain(
+        `00-${span.traceId}-${child?.spanId}-01`,
       )
-      expect(hit?.traceparent).toBe(`00-${span.traceId}-${child?.spanId}-01`)
     }
   })
 
-  it('records error codes, failed upstream requests, retries and cache reads', () => {
-    const [span] = operation('query Failing')
-    if (!span) throw new Error('no operation span')
-    expect(span.attributes).toMatchObject({
-      'graphql.error.codes': ['UPSTREAM_ERROR'],
-      'gateway.cache.hit': 2,
-      'gateway.cache.shared': 1,
-      'gateway.upstream.calls': 2,
-    })
-    // Data with errors (partial) is not a failed operation.
-    expect(span.status?.code ?? 0).not.toBe(STATUS_ERROR)
-    const children = childrenOf(span)
-    const failed = children.find((child) => child.attributes['http.response.status_code'] === 503)
+  it('records a failed request and its retry as two spans', () => {
+    const span = only('query Retried')
+    expect(span.attributes['gateway.upstream.calls']).toBe(2)
+    const [failed, retried] = childrenOf(span).sort(
+      (a, b) =>
+        Number(a.attributes['gateway.upstream.attempt']) -
+        Number(b.attributes['gateway.upstream.attempt']),
+    )
     expect(failed).toMatchObject({
       status: { code: STATUS_ERROR },
-      attributes: { 'error.type': 'UPSTREAM_ERROR', 'gateway.upstream.attempt': 1 },
+      attributes: {
+        'error.type': 'UPSTREAM_ERROR',
+        'http.response.status_code': 503,
+        'gateway.upstream.attempt': 1,
+      },
     })
-    const retried = children.find((child) => child.attributes['gateway.upstream.attempt'] === 2)
-    expect(retried?.attributes['http.request.resend_count']).toBe(1)
+    expect(retried?.attributes).toMatchObject({
+      'gateway.upstream.attempt': 2,
+      'http.request.resend_count': 1,
+      'http.response.status_code': 200,
+    })
+    expect(calls.Retried?.map((call) => traceOf(call).parentId).sort()).toEqual(
+      [failed?.spanId, retried?.spanId].sort(),
+    )
+  })
+
+  it('records the error codes of an operation that failed', () => {
+    const span = only('query Failing')
+    expect(span.attributes['graphql.error.codes']).toEqual(['UPSTREAM_ERROR'])
+    // `{ company: null }` and the error: data with errors (partial), not a failed operation.
+    expect(span.status?.code ?? 0).not.toBe(STATUS_ERROR)
+    expect(childrenOf(span)).toHaveLength(1)
+  })
+
+  it('counts reads the cache served on the operation span, with no upstream span for them', () => {
+    const [first, second, ...others] = operation('query Cached').sort((a, b) =>
+      a.startTimeUnixNano.localeCompare(b.startTimeUnixNano),
+    )
+    expect(others).toHaveLength(0)
+    expect(first?.attributes).toMatchObject({
+      'gateway.cache.miss': 1,
+      'gateway.upstream.calls': 1,
+    })
+    expect(childrenOf(first as ExportedSpan)[0]?.attributes['gateway.cache']).toBe('miss')
+    expect(second?.attributes).toMatchObject({ 'gateway.cache.hit': 1 })
+    expect(second?.attributes['gateway.upstream.calls']).toBeUndefined()
+    expect(childrenOf(second as ExportedSpan)).toHaveLength(0)
+    expect(calls.Cached).toHaveLength(1)
   })
 
   it('traces a refused operation under its fallback name, as failed', () => {
-    expect(responses[4]).toMatchObject({ errors: [{ message: expect.stringContaining('Syntax') }] })
-    const [span, ...others] = operation('graphql.operation')
-    expect(others).toHaveLength(0)
-    expect(span?.status?.code).toBe(STATUS_ERROR)
-    expect(childrenOf(span as ExportedSpan)).toHaveLength(0)
+    expect(responses.Broken).toMatchObject({
+      errors: [{ message: expect.stringContaining('Syntax') }],
+    })
+    const span = only('graphql.operation')
+    expect(span.status?.code).toBe(STATUS_ERROR)
+    expect(childrenOf(span)).toHaveLength(0)
+    expect(calls.Broken).toHaveLength(0)
   })
 
-  it('keeps the context through a streamed (@defer) result, ending the span with it', () => {
-    const [span] = operation('query Deferred')
-    if (!span) throw new Error('no operation span')
+  it('covers a streamed (@defer) result: its span ends with the last part', () => {
+    const span = only('query Deferred')
     const children = childrenOf(span)
-    expect(children).toHaveLength(2)
-    expect(span.attributes['gateway.upstream.calls']).toBe(2)
-    const deferred = hits.filter((h) => /\/(11|12)$/.test(h.path))
-    expect(deferred.map((h) => traceparentPattern.exec(h.traceparent ?? '')?.[1])).toEqual([
-      span.traceId,
-      span.traceId,
-    ])
-    // The operation span ended after its children (it covers the whole stream). Span times are
-    // converted from fractional milliseconds, so two ends within the same microsecond may come
-    // out in either order: a span that ended before the stream would be milliseconds early.
-    const ends = (s: ExportedSpan) =>
-      BigInt((s as unknown as { endTimeUnixNano: string }).endTimeUnixNano)
-    for (const child of children) expect(ends(span) + 1000n >= ends(child)).toBe(true)
+    const sent = calls.Deferred ?? []
+    expect(sent.length).toBeGreaterThan(0)
+    expect(children).toHaveLength(sent.length)
+    for (const call of sent) expect(traceOf(call).traceId).toBe(span.traceId)
+    // Span times are converted from fractional milliseconds, so two ends within the same
+    // microsecond may come out in either order: a span that ended before the stream would be
+    // milliseconds early.
+    for (const child of children) {
+      expect(BigInt(span.endTimeUnixNano) + 1000n >= BigInt(child.endTimeUnixNano)).toBe(true)
+    }
   })
 })
 
 describe('with OTEL_EXPORTER_OTLP_ENDPOINT set and no protocol', () => {
-  it('exports protobuf, and may be started again after a shutdown', async () => {
+  it('exports protobuf', async () => {
     const firstExport = collected.length
     const telemetry = startTelemetry({ OTEL_EXPORTER_OTLP_ENDPOINT: `${collectorUrl}/` })
-    expect(telemetry).toBeDefined()
-    const before = upstreamHits.length
-    await gql('query Proto { company(number: "0403170709") }')
-    const [hit] = upstreamHits.slice(before)
-    expect(hit?.traceparent).toMatch(traceparentPattern)
-    await telemetry?.shutdown()
+    const stack = await startStack({}, undefined, telemetry)
+    const { numbers } = demoSample(stack)
+    const { body } = await stack.post(ONE.replace('One', 'Proto'), { number: numbers[6] })
+    expect(body.errors).toBeUndefined()
+    expect(stack.demo.calls()[0]?.traceparent).toMatch(traceparentPattern)
+    await telemetry.shutdown()
     const received = collected.slice(firstExport)
     expect(received.length).toBeGreaterThan(0)
     for (const { path, contentType, body } of received) {
@@ -477,9 +518,5 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set and no protocol', () => {
       // The span names are in the protobuf as plain strings.
       expect(body.toString('latin1')).toContain('query Proto')
     }
-    // Shut down: the API is a no-op again.
-    const headers: Record<string, string> = {}
-    await traceUpstreamCall(TEMPLATE, 1, headers, async () => undefined)
-    expect(headers).toEqual({})
   })
 })

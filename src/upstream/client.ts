@@ -3,7 +3,12 @@ import type { Logger } from 'pino'
 import { type Dispatcher, Pool, errors as undiciErrors } from 'undici'
 import type { z } from 'zod'
 import type { UpstreamMetrics, UpstreamStatus } from '../metrics.js'
-import { ATTR_GATEWAY_CACHE, recordCacheRead, traceUpstreamCall } from '../telemetry.js'
+import {
+  ATTR_GATEWAY_CACHE,
+  type OperationTrace,
+  recordCacheRead,
+  traceUpstreamCall,
+} from '../telemetry.js'
 import { cancelled, meaningOfStatus, parseRetryAfter, UpstreamError } from './errors.js'
 import { FairShare, WaitEnded } from './fair-share.js'
 import { RateLimitWait, type UpstreamRateLimiter } from './rate-limit.js'
@@ -31,6 +36,8 @@ export interface ReadScope {
   caller: Caller
   /** The GraphQL request's X-Request-Id: sent upstream and on its log lines. */
   requestId?: string | undefined
+  /** The operation's trace: each request sent is a span in it, and carries its `traceparent`. */
+  trace?: OperationTrace | undefined
   /** Connections are shared round robin between keys: one key's backlog never starves another's. */
   fairnessKey: string
   /** Aborted when the operation's response is complete or its client went away: a queued read is
@@ -200,7 +207,7 @@ export class UpstreamClient {
       const served = await cache.read(key, scope, () => this.load(request, scope, token, tokenKey))
       scope.served(served.result)
       this.options.metrics?.cacheRead(served.result)
-      recordCacheRead(served.result)
+      recordCacheRead(scope.trace, served.result)
       return served.value
     } catch (error) {
       // Waiting for another operation's read ended with this operation.
@@ -369,6 +376,7 @@ export class UpstreamClient {
     try {
       // Its span is the parent named in the traceparent sent upstream.
       const answer = await traceUpstreamCall(
+        scope.trace,
         request.endpoint.template,
         attempt,
         headers,

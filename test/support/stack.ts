@@ -4,6 +4,7 @@ import { afterAll, beforeEach } from 'vitest'
 import { loadConfig } from '../../src/config.js'
 import { DEMO_TOKEN, DemoUpstream } from '../../src/demo-upstream/server.js'
 import type { Logger } from '../../src/logger.js'
+import type { Telemetry } from '../../src/telemetry.js'
 import { createGateway, type GatewayConfig } from '../../src/yoga.js'
 
 /**
@@ -42,12 +43,14 @@ export interface GraphQLResponse<R> {
 
 /**
  * One demo upstream and gateway for a test file; calls and faults are reset before each test.
+ * Spans are made with `telemetry`'s tracer (replicas too); without it, nothing is exported.
  * The cache of reads across operations is off unless `config` turns it on, so that every test
  * sees the upstream calls its operations make.
  */
 export async function startStack(
   config: Partial<GatewayConfig> = {},
   logger?: Logger,
+  telemetry?: Telemetry,
 ): Promise<Stack> {
   const demo = new DemoUpstream()
   const url = await demo.start()
@@ -62,6 +65,7 @@ export async function startStack(
         upstreamUrl: url,
       },
       logger,
+      telemetry,
     )
     gateways.push(gateway)
     const send = async (query: string, variables: unknown, headers: Record<string, string>) => {
