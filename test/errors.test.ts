@@ -228,6 +228,32 @@ describe('logs: expected failures once, at their level, with their code', () => 
     expect(log.text()).not.toContain('"stack"')
   })
 
+  it("a 401 to a caller's own token is the caller's: one info line (warn with the gateway's token)", async () => {
+    const own = createGateway(
+      { ...loadConfig({ NODE_ENV: 'production' }), upstreamUrl: upstream.url },
+      createLogger('info', log.stream),
+    )
+    try {
+      log.clear()
+      await own.yoga.fetch('http://gateway.test/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer wrong' },
+        body: JSON.stringify({ query: statements }),
+      })
+      expect(lines().filter((l) => l.msg === 'upstream read failed')).toEqual([
+        expect.objectContaining({ level: 30, code: 'UNAUTHENTICATED', status: 401 }),
+      ])
+    } finally {
+      await own.close()
+    }
+    upstream.inject({ path: /\/financials$/, status: 401 })
+    await ask(statements)
+    upstream.reset()
+    expect(lines().filter((l) => l.msg === 'upstream read failed')).toEqual([
+      expect.objectContaining({ level: 40, code: 'UNAUTHENTICATED', status: 401 }),
+    ])
+  })
+
   it('refused operations are logged too, with their codes', async () => {
     await ask(
       'query Costly { lists(first: 500) { nodes { companies(first: 500) { nodes { financials { totalCount } } } } } }',

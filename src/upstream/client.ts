@@ -348,7 +348,10 @@ export class UpstreamClient {
     }
   }
 
-  /** The one log line of a read that failed for good: info for 404, warn for the rest. */
+  /**
+   * The one log line of a read that failed for good: warn when the operator may have to act,
+   * info for what the caller asked for (a 404; a 401/403 to the caller's own token).
+   */
   private failed(failure: UpstreamError, attempts: number, scope: ReadScope): UpstreamError {
     const fields = {
       endpoint: failure.endpoint,
@@ -357,8 +360,11 @@ export class UpstreamClient {
       attempts,
       requestId: scope.requestId,
     }
-    if (failure.code === 'NOT_FOUND') this.options.logger?.info(fields, 'upstream read failed')
-    else this.options.logger?.warn(fields, 'upstream read failed')
+    const callersToken =
+      this.options.serviceToken === undefined && (failure.status === 401 || failure.status === 403)
+    if (failure.code === 'NOT_FOUND' || callersToken) {
+      this.options.logger?.info(fields, 'upstream read failed')
+    } else this.options.logger?.warn(fields, 'upstream read failed')
     return failure
   }
 
