@@ -7,6 +7,7 @@ import { createLoaders, type Loaders } from './loaders.js'
 import { requestIdOf } from './request-id.js'
 import { operationTraceOf } from './telemetry.js'
 import type { Language, ReadScope, UpstreamClient } from './upstream/client.js'
+import { ListTypes } from './upstream/lists.js'
 
 /**
  * One operation's share of the upstream: its budget of HTTP requests (MAX_OPERATION_COST), its
@@ -30,6 +31,8 @@ export interface Context {
   operation: Operation
   /** Keyed hash with GATEWAY_SECRET, for IDs that must not reveal what they stand for. */
   keyedHash(parts: readonly string[], length?: number): string
+  /** List types learned from earlier reads, shared by every operation of the gateway. */
+  listTypes: ListTypes
 }
 
 /** The first of nl, fr, en that Accept-Language names (any case, region ignored), if any. */
@@ -53,7 +56,11 @@ export interface ContextSettings {
   gatewaySecret: string
 }
 
-export function contextFactory(client: UpstreamClient, settings: ContextSettings) {
+export function contextFactory(
+  client: UpstreamClient,
+  settings: ContextSettings,
+  listTypes = new ListTypes(),
+) {
   const hash = (parts: readonly string[], length?: number) =>
     keyedHash(settings.gatewaySecret, parts, length)
   return ({ request, req }: YogaInitialContext & { req?: IncomingMessage }): Context => {
@@ -103,6 +110,6 @@ export function contextFactory(client: UpstreamClient, settings: ContextSettings
       },
       end: () => ended.abort(),
     }
-    return { operation, loaders: createLoaders(client, operation), keyedHash: hash }
+    return { operation, loaders: createLoaders(client, operation), keyedHash: hash, listTypes }
   }
 }

@@ -105,33 +105,18 @@ describe('list → 40 companies → financials + lookalikes(3) { name financials
     )
   })
 
-  it('needs four dependent round trips, each read going out with the others of its round', async () => {
-    // Each round is held until every read it should hold has arrived: a read that waited for
-    // another of its round would never arrive, and the test would time out.
-    const members = big.members.slice(0, 40).map((m) => m.company)
-    // Lookalikes that are members themselves had their statements read in round 3.
-    const alikes = new Set(
-      members
-        .flatMap((m) =>
-          data
-            .lookalikesOf(m)
-            .slice(0, 3)
-            .map((l) => l.company),
-        )
-        .filter((c) => !members.includes(c)),
-    )
-    const rounds = [
-      1, // the list's details
-      1, // its companies
-      members.length * 3, // their financials, lookalikes and relationships
-      alikes.size, // the lookalikes' financials, which also name them
-    ]
+  /**
+   * Holds each round of reads until every read it should hold has arrived: a read that waited
+   * for another of its round would never arrive, and the test would time out.
+   */
+  async function expectRounds(run: () => Promise<{ errors?: unknown }>, rounds: number[]) {
     let held = demo.hold(/^\/v1\//)
-    const result = traverse(big.id, 40)
+    const result = run()
     let expected = 0
     for (const round of rounds) {
       expected += round
-      await demo.waitForCalls((calls) => calls.length === expected)
+      await demo.waitForCalls((calls) => calls.length >= expected)
+      expect(demo.calls()).toHaveLength(expected)
       const next = demo.hold(/^\/v1\//)
       held.release()
       held = next
@@ -139,5 +124,61 @@ describe('list → 40 companies → financials + lookalikes(3) { name financials
     held.release()
     expect((await result).errors).toBeUndefined()
     expect(demo.calls()).toHaveLength(expected)
+  }
+
+  const members = big.members.slice(0, 40).map((m) => m.company)
+  // Lookalikes that are members themselves had their statements read with the members'.
+  const alikes = new Set(
+    members
+      .flatMap((m) =>
+        data
+          .lookalikesOf(m)
+          .slice(0, 3)
+          .map((l) => l.company),
+      )
+      .filter((c) => !members.includes(c)),
+  )
+  const theirReads = members.length * 3 // their financials, lookalikes and relationships
+
+  it('a list seen for the first time: four dependent round trips, each read with its round', async () => {
+    // A new gateway has learned no list type yet.
+    const fresh = stack.replica()
+    await expectRounds(
+      () => fresh.execute(Traversal, { listId: big.id, companies: 40 }),
+      [
+        1, // the list's details (its type decides the companies read's parameters)
+        1, // its companies
+        theirReads,
+        alikes.size, // the lookalikes' financials, which also name them
+      ],
+    )
+  })
+
+  it('a list whose type the gateway has seen: its details and companies in one round, three in all', async () => {
+    await stack.post(`{ list(listId: ${big.id}) { type } }`)
+    demo.reset()
+    await expectRounds(() => traverse(big.id, 40), [2, theirReads, alikes.size])
+    expect(made().filter((call) => call.startsWith(`/v1/lists/${big.id}`))).toEqual([
+      `/v1/lists/${big.id}`,
+      `/v1/lists/${big.id}/companies?limit=40&offset=0`,
+    ])
+  })
+
+  it('a SMART list seen in the overview: its companies read with type=ALL beside its details', async () => {
+    const smart = data.lists.find((l) => l.type === 'SMART' && l.amountOfCompanies > 5)
+    if (!smart) throw new Error('demo data has no SMART list')
+    await stack.post('{ lists(first: 500) { nodes { listId } } }')
+    demo.reset()
+    await expectRounds(
+      () =>
+        stack
+          .post(`{ list(listId: ${smart.id}) { name companies(first: 5) { nodes { name } } } }`)
+          .then((r) => r.body),
+      [2],
+    )
+    expect(made()).toEqual([
+      `/v1/lists/${smart.id}`,
+      `/v1/lists/${smart.id}/companies?limit=5&offset=0&type=ALL`,
+    ])
   })
 })

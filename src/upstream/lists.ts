@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 import { z } from 'zod'
 import { defineEndpoint } from './client.js'
 import { type Page, pagination } from './common.js'
@@ -45,4 +46,22 @@ export function theList(response: { data: List[] }, listId: number): List {
   const found = response.data[0]
   if (!found) throw new UpstreamError('NOT_FOUND', listDetails.name, `there is no list ${listId}`)
   return found
+}
+
+/**
+ * The type of each list the gateway has read (a list is STATIC or SMART for good). Knowing it,
+ * `list(listId:)` can send its companies read (whose parameters depend on the type) beside its
+ * details read, one round trip instead of two. Shared by every caller: it holds no data, only
+ * which parameters a read will need; a read made on a type that turns out wrong is made again.
+ */
+export class ListTypes {
+  private readonly known = new LRUCache<number, List['type']>({ max: 10_000 })
+
+  learn(lists: readonly Pick<List, 'id' | 'type'>[]): void {
+    for (const list of lists) this.known.set(list.id, list.type)
+  }
+
+  of(listId: number): List['type'] | undefined {
+    return this.known.get(listId)
+  }
 }
