@@ -7,11 +7,15 @@ import {
   type GraphQLObjectType,
   type GraphQLSchema,
   getArgumentValues,
+  getDirectiveValues,
   getNamedType,
+  type InlineFragmentNode,
   isAbstractType,
   isObjectType,
   Kind,
+  type NamedTypeNode,
   type OperationDefinitionNode,
+  type SelectionNode,
   type SelectionSetNode,
 } from 'graphql'
 import { collectFields } from 'graphql/execution/collectFields.js'
@@ -146,6 +150,86 @@ export function estimateOperation(
   }
   const memo = new Map<string, Estimate>()
 
+  const deferDirective = schema.getDirective('defer') ?? undefined
+  /** A fragment whose @defer is on (`if` not false): it is sent in a payload of its own. */
+  const deferred = (selection: SelectionNode) => {
+    if (!deferDirective || selection.kind === Kind.FIELD) return false
+    const values = getDirectiveValues(deferDirective, selection, variables)
+    return values !== undefined && values.if !== false
+  }
+  /** A selection set of one inline fragment: a deferred part, or a spread made inline. */
+  const fragment = (
+    typeCondition: NamedTypeNode | undefined,
+    selection: SelectionNode,
+    selectionSet: SelectionSetNode,
+  ): InlineFragmentNode => ({
+    kind: Kind.INLINE_FRAGMENT,
+    typeCondition,
+    // Its @skip/@include still apply; its @defer has made it a part of its own.
+    directives: selection.directives?.filter((d) => d.name.value !== 'defer'),
+    selectionSet,
+  })
+  const setOf = (selections: readonly SelectionNode[]): SelectionSetNode => ({
+    kind: Kind.SELECTION_SET,
+    selections,
+  })
+  /**
+   * A selection set split as @defer delivers it: what the first payload holds (deferred
+   * fragments taken out; the fragments it spreads are read from `now`, split the same way) and
+   * each deferred fragment found at this level (through the fragments that are not deferred, each
+   * fragment once, as graphql-js collects them), as a set of its own. Once per set.
+   */
+  type Split = { now: SelectionSetNode; later: SelectionSetNode[] }
+  const splits = new Map<SelectionSetNode, Split>()
+  const split = (set: SelectionSetNode): Split => {
+    let parts = splits.get(set)
+    if (parts) return parts
+    // Until it is done (a fragment cycle, which validation refuses anyway): as it is.
+    splits.set(set, { now: set, later: [] })
+    const now: SelectionNode[] = []
+    const later: SelectionSetNode[] = []
+    const visited = new Set<string>()
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FIELD) {
+        now.push(selection)
+        continue
+      }
+      const definition =
+        selection.kind === Kind.FRAGMENT_SPREAD ? fragments[selection.name.value] : selection
+      if (!definition) continue
+      if (deferred(selection)) {
+        later.push(setOf([fragment(definition.typeCondition, selection, definition.selectionSet)]))
+        continue
+      }
+      const inner = split(definition.selectionSet)
+      if (selection.kind === Kind.FRAGMENT_SPREAD) {
+        now.push(selection)
+        if (visited.has(selection.name.value)) continue
+        visited.add(selection.name.value)
+      } else if (inner.now === definition.selectionSet) {
+        now.push(selection)
+      } else {
+        now.push(fragment(definition.typeCondition, selection, inner.now))
+      }
+      for (const part of inner.later) {
+        later.push(setOf([fragment(definition.typeCondition, selection, part)]))
+      }
+    }
+    parts =
+      later.length === 0 && now.every((n, i) => n === set.selections[i])
+        ? { now: set, later }
+        : { now: setOf(now), later }
+    splits.set(set, parts)
+    return parts
+  }
+  /** The fragments as the first payload holds them: their deferred fragments taken out. */
+  const firstPayload: Record<string, FragmentDefinitionNode> = Object.create(null)
+  for (const [name, definition] of Object.entries(fragments)) {
+    firstPayload[name] = deferDirective
+      ? { ...definition, selectionSet: split(definition.selectionSet).now }
+      : definition
+  }
+
   /** Cost of selections on a type; an abstract type costs what its most costly member does. */
   const costOf = (
     type: GraphQLNamedType,
@@ -181,8 +265,17 @@ export function estimateOperation(
     // A field node reached through several sets (fragments spread by each of them) counts once:
     // repeated, the sets below would multiply at every level.
     const fields = new Map<string, Set<FieldNode>>()
+    const later: SelectionSetNode[] = []
     for (const set of sets) {
-      for (const [responseKey, nodes] of collectFields(schema, fragments, variables, type, set)) {
+      const parts = split(set)
+      later.push(...parts.later)
+      for (const [responseKey, nodes] of collectFields(
+        schema,
+        firstPayload,
+        variables,
+        type,
+        parts.now,
+      )) {
         const merged = fields.get(responseKey) ?? new Set()
         for (const node of nodes) merged.add(node)
         fields.set(responseKey, merged)
@@ -217,6 +310,14 @@ export function estimateOperation(
       total.calls += reads + fanOut * children.calls
       // The object the field returns (a connection, a list), and what its items hold.
       total.objects += 1 + fanOut * children.objects
+    }
+    // Each deferred fragment is a payload of its own, holding all it selects again even where
+    // another part selects the same (reads are shared in the operation: the calls are an upper
+    // bound).
+    for (const part of later) {
+      const cost = costOf(type, [part], knowledge)
+      total.calls += cost.calls
+      total.objects += cost.objects
     }
     // A company nothing names costs one read: for its name, or to learn that it exists at all.
     const isCompany = Object.values(definitions).some((f) => costOfField(f)?.isCompanyName)

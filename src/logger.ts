@@ -20,7 +20,11 @@ export function createLogger(level: string, destination?: DestinationStream) {
 
 export type Logger = ReturnType<typeof createLogger>
 
-/** yoga's own messages through pino: an Error as `err`, anything else as the message. */
+/**
+ * yoga's own messages through pino: an Error as `err`, anything else as the message. Its debug
+ * messages ("Parsing request to extract GraphQL parameters"…) are dropped: they say nothing the
+ * operation and upstream call lines do not, and carry no request id to tell requests apart.
+ */
 export function yogaLogger(logger: Logger): YogaLogger {
   const forward =
     (level: 'debug' | 'info' | 'warn' | 'error') =>
@@ -29,7 +33,7 @@ export function yogaLogger(logger: Logger): YogaLogger {
         ? logger[level]({ err: first }, first.message)
         : logger[level]({ details: rest.length > 0 ? rest.map(String) : undefined }, String(first))
   return {
-    debug: forward('debug'),
+    debug: () => {},
     info: forward('info'),
     warn: forward('warn'),
     error: forward('error'),

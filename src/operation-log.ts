@@ -1,10 +1,11 @@
 import type { ExecutionResult } from 'graphql'
-import type { Plugin } from 'graphql-yoga'
+import { isAsyncIterable, type Plugin } from 'graphql-yoga'
 import type { Context } from './context.js'
 import { operationOf } from './cost.js'
 import type { Logger } from './logger.js'
 import type { GatewayMetrics } from './metrics.js'
 import { requestIdOf } from './request-id.js'
+import { errorCodesOf, observeStream, type ResultPart } from './streams.js'
 
 /**
  * One log line per GraphQL request: the operation's name, outcome, duration, upstream calls,
@@ -31,23 +32,47 @@ function outcomeOf(result: ExecutionResult): Outcome {
   return result.data === null ? 'error' : 'partial'
 }
 
+/** Later parts of a stream: an error in a deferred payload makes a whole answer partial. */
+function outcomeAfter(outcome: Outcome | undefined, part: ResultPart): Outcome {
+  if (outcome === undefined) return outcomeOf(part)
+  return outcome === 'ok' && errorCodesOf(part).length > 0 ? 'partial' : outcome
+}
+
 export function useOperationLog(
   graphqlEndpoint: string,
   logger: Logger | undefined,
   metrics: GatewayMetrics,
 ): Plugin<Context> {
   const entries = new WeakMap<Request, Entry>()
+  const report = (request: Request, entry: Entry, status: number) => {
+    entries.delete(request)
+    const outcome = entry.outcome ?? 'refused'
+    const ms = performance.now() - entry.started
+    metrics.operation(outcome, ms / 1000)
+    logger?.info(
+      {
+        requestId: requestIdOf(request),
+        operation: entry.operation ?? null,
+        outcome,
+        status,
+        durationMs: Math.round(ms),
+        upstreamCalls: entry.context?.operation.upstreamCalls ?? 0,
+        cacheHits: entry.context?.operation.cacheHits ?? 0,
+        errors: entry.codes?.length ? entry.codes : undefined,
+        streamed: entry.streamed,
+      },
+      'operation',
+    )
+  }
   return {
     onRequest({ request, url }) {
       if (url.pathname === graphqlEndpoint) entries.set(request, { started: performance.now() })
     },
-    onParams({ request, params }) {
-      const entry = entries.get(request)
-      if (entry) entry.operation = params.operationName ?? null
-    },
     onValidate({ params, context }) {
+      // The name of the operation the document holds, never the caller's `operationName` as
+      // sent: that is free text of any length.
       const entry = entries.get((context as { request: Request }).request)
-      const operation = operationOf(params.documentAST, entry?.operation)
+      const operation = operationOf(params.documentAST, context.params?.operationName)
       if (entry && operation?.name) entry.operation = operation.name.value
     },
     onExecute({ args }) {
@@ -55,43 +80,39 @@ export function useOperationLog(
       const entry = entries.get(context.request)
       if (entry) entry.context = context
     },
+    onExecutionResult({ request, result, setResult }) {
+      const entry = entries.get(request)
+      if (!entry || result === undefined || !isAsyncIterable(result)) return
+      // @defer/@stream: logged when the last part is sent, with every part's errors, the
+      // whole duration and every upstream call; `streamed` says so.
+      entry.streamed = true
+      setResult(
+        observeStream(
+          result,
+          (part) => {
+            entry.codes = [...(entry.codes ?? []), ...errorCodesOf(part)]
+            entry.outcome = outcomeAfter(entry.outcome, part)
+          },
+          (error) => {
+            if (error !== undefined) entry.outcome = 'error'
+            report(request, entry, 200)
+          },
+        ),
+      )
+    },
     onResultProcess({ request, result }) {
       const entry = entries.get(request)
-      if (!entry || Array.isArray(result)) return
-      if (Symbol.asyncIterator in result) {
-        // @defer/@stream: logged when the first part is sent (its later parts' errors and
-        // duration are not known then); `streamed` says so.
-        entry.streamed = true
-        entry.outcome = 'ok'
-        return
-      }
+      if (!entry || Array.isArray(result) || isAsyncIterable(result)) return
       const single = result as ExecutionResult
-      entry.codes = (single.errors ?? []).map((e) => String(e.extensions?.code))
+      entry.codes = errorCodesOf(single)
       entry.outcome = outcomeOf(single)
     },
     onResponse({ request, response }) {
       const entry = entries.get(request)
-      if (!entry) return
-      entries.delete(request)
+      if (!entry || entry.streamed) return
       // No result at all: refused at the HTTP level (406) or served GraphiQL.
       if (entry.outcome === undefined && response.status < 400) return
-      const outcome = entry.outcome ?? 'refused'
-      const ms = performance.now() - entry.started
-      metrics.operation(outcome, ms / 1000)
-      logger?.info(
-        {
-          requestId: requestIdOf(request),
-          operation: entry.operation ?? null,
-          outcome,
-          status: response.status,
-          durationMs: Math.round(ms),
-          upstreamCalls: entry.context?.operation.upstreamCalls ?? 0,
-          cacheHits: entry.context?.operation.cacheHits ?? 0,
-          errors: entry.codes?.length ? entry.codes : undefined,
-          streamed: entry.streamed,
-        },
-        'operation',
-      )
+      report(request, entry, response.status)
     },
   }
 }

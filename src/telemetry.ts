@@ -29,10 +29,11 @@ import {
   ATTR_HTTP_RESPONSE_STATUS_CODE,
   ATTR_SERVICE_NAME,
 } from '@opentelemetry/semantic-conventions'
-import { type DocumentNode, type ExecutionResult, getOperationAST } from 'graphql'
+import { type DocumentNode, getOperationAST } from 'graphql'
 import { isAsyncIterable, type Plugin } from 'graphql-yoga'
 import { ConfigError } from './config.js'
 import { requestIdOf } from './request-id.js'
+import { errorCodesOf, observeStream, type ResultPart } from './streams.js'
 
 /**
  * Traces (contract/runtime.md, OTEL_EXPORTER_OTLP_ENDPOINT and `traceparent`), with the
@@ -266,11 +267,8 @@ const headersGetter: TextMapGetter<Headers> = {
   get: (headers, key) => headers.get(key) ?? undefined,
 }
 
-function record(state: OperationTrace, result: ExecutionResult) {
-  for (const error of result.errors ?? []) {
-    const code = error.extensions?.code
-    if (typeof code === 'string') state.codes.add(code)
-  }
+function record(state: OperationTrace, result: ResultPart) {
+  for (const code of errorCodesOf(result)) state.codes.add(code)
   // As the GraphQL spec reads a response: errors and no data at all (refused) or null data.
   if (result.errors?.length && (result.data === undefined || result.data === null)) {
     state.failed = true
@@ -306,40 +304,6 @@ function name(state: OperationTrace, document: DocumentNode, operationName?: str
     state.span.setAttribute(ATTR_GRAPHQL_OPERATION_NAME, operation.name.value)
     state.span.updateName(`${type} ${operation.name.value}`)
   } else state.span.updateName(type)
-}
-
-/** The stream, its parts recorded, the span ended with it. */
-function traced<T extends ExecutionResult>(
-  source: AsyncIterable<T>,
-  state: OperationTrace,
-): AsyncIterableIterator<T> {
-  const iterator = source[Symbol.asyncIterator]()
-  const settle = <R>(step: () => Promise<IteratorResult<T, R>>) =>
-    step().then(
-      (next) => {
-        if (next.done) end(state)
-        else record(state, next.value)
-        return next
-      },
-      (error: unknown) => {
-        end(state, error)
-        throw error
-      },
-    )
-  return {
-    [Symbol.asyncIterator]() {
-      return this
-    },
-    next: () => settle(() => iterator.next()),
-    return: (value?: unknown) =>
-      settle(() =>
-        iterator.return
-          ? iterator.return(value)
-          : Promise.resolve({ done: true as const, value: value as T }),
-      ),
-    throw: (error?: unknown) =>
-      settle(() => (iterator.throw ? iterator.throw(error) : Promise.reject(error))),
-  }
 }
 
 /**
@@ -401,7 +365,13 @@ export function useOperationTracing(tracer: Tracer | undefined): Plugin {
       if (!state || result === undefined) return
       if (isAsyncIterable(result)) {
         state.streaming = true
-        setResult(traced(result, state))
+        setResult(
+          observeStream(
+            result,
+            (part) => record(state, part),
+            (error) => end(state, error),
+          ),
+        )
       } else record(state, result)
     },
   }

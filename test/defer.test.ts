@@ -78,4 +78,20 @@ describe('@defer', () => {
     expect(part?.errors?.map((e) => e.extensions?.code)).toEqual(['QUERY_TOO_COSTLY'])
     expect(demo.calls()).toEqual([])
   })
+
+  it('counts each deferred fragment as the payload it is: repeating a selection in deferred fragments cannot multiply the response past MAX_RESULT_OBJECTS', async () => {
+    const members =
+      'lists(first: 4) { nodes { companies(first: 500) { edges { matchedSince node { name place } } } } }'
+    const once = await multipartParts(
+      await send(`{ ... @defer(label: "d0") { ${members} } }`, 'multipart/mixed'),
+    )
+    expect(once.flatMap((p) => p.errors ?? [])).toEqual([])
+    expect(once.flatMap((p) => p.incremental ?? [])).toHaveLength(1)
+    demo.reset()
+    // The same selection in 19 deferred fragments (20 directives are allowed): 19 payloads of it.
+    const copies = Array.from({ length: 19 }, (_, i) => `... @defer(label: "d${i}") { ${members} }`)
+    const [refused] = await multipartParts(await send(`{ ${copies.join(' ')} }`, 'multipart/mixed'))
+    expect(refused?.errors?.map((e) => e.extensions?.code)).toEqual(['QUERY_TOO_COSTLY'])
+    expect(demo.calls()).toEqual([])
+  })
 })

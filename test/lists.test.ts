@@ -171,10 +171,12 @@ describe('List.companies', () => {
   it('costs no call for the names and places the member list carries', async () => {
     await stack.execute(Members, { listId: big.id, first: 30 })
     // In either order: with the list's type known, both are read at once.
-    expect(demo.calls().map((c) => c.path).sort()).toEqual([
-      `/v1/lists/${big.id}`,
-      `/v1/lists/${big.id}/companies`,
-    ])
+    expect(
+      demo
+        .calls()
+        .map((c) => c.path)
+        .sort(),
+    ).toEqual([`/v1/lists/${big.id}`, `/v1/lists/${big.id}/companies`])
   })
 
   it('sends the SMART view upstream (ALL by default)', async () => {
@@ -234,10 +236,12 @@ describe('List.contacts', () => {
         ]),
     )
     // In either order: with the list's type known, both are read at once.
-    expect(demo.calls().map((c) => c.path).sort()).toEqual([
-      `/v1/lists/${big.id}`,
-      `/v1/lists/${big.id}/contacts`,
-    ])
+    expect(
+      demo
+        .calls()
+        .map((c) => c.path)
+        .sort(),
+    ).toEqual([`/v1/lists/${big.id}`, `/v1/lists/${big.id}/contacts`])
   })
 })
 

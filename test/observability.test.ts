@@ -73,8 +73,12 @@ describe('/metrics', () => {
     const cached = stack.replica({ cacheTtlSeconds: 300 })
     await cached.post(query)
     await cached.post(query)
+    // Reads that failed (a 404, an upstream 500) were misses too: the hit ratio counts them.
+    await cached.post('{ list(listId: 99999999) { type } }')
+    demo.inject({ path: /^\/v1\/lists\/\d+$/, status: 500 })
+    await cached.post(`{ other: list(listId: ${demo.data.lists[1]?.id}) { type } }`)
     const text = await metricsText(cached.gateway)
-    expect(sample(text, 'gateway_cache_reads_total{result="miss"}')).toBe(1)
+    expect(sample(text, 'gateway_cache_reads_total{result="miss"}')).toBe(3)
     expect(sample(text, 'gateway_cache_reads_total{result="hit"}')).toBe(1)
   })
 })
@@ -102,6 +106,64 @@ describe('streamed operations (@defer)', () => {
       sample(await metricsText(streaming.gateway), 'gateway_operations_total{status="ok"}'),
     ).toBe(1)
   })
+
+  it('are logged when their last part is sent: every upstream call, the deferred errors, the whole duration', async () => {
+    const streaming = stack.replica({ cacheTtlSeconds: 0 })
+    demo.reset()
+    log.clear()
+    // The deferred read is slow: a line written at the first part would miss it.
+    demo.inject({ path: /\/financials$/, delayMs: 300 })
+    const response = await streaming.gateway.yoga.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'multipart/mixed',
+        authorization: 'Bearer demo-token',
+      },
+      body: JSON.stringify({
+        query: `query Hidden { list(listId: ${list.id}) { name } ... @defer { company(country: ${company.country}, number: "${company.companyNumber}") { financials(first: 1) { totalCount } } } ... @defer { missing: company(country: BE, number: "0123456749") { name } } }`,
+      }),
+    })
+    await response.text()
+    const [line, ...others] = log.lines().filter((l) => l.msg === 'operation')
+    expect(others).toEqual([])
+    expect(line).toMatchObject({
+      operation: 'Hidden',
+      outcome: 'partial',
+      streamed: true,
+      upstreamCalls: demo.calls().length,
+      errors: ['NOT_FOUND'],
+    })
+    expect(demo.calls().length).toBeGreaterThanOrEqual(3)
+    expect(Number(line?.durationMs)).toBeGreaterThanOrEqual(300)
+    const text = await metricsText(streaming.gateway)
+    expect(sample(text, 'gateway_operations_total{status="partial"}')).toBe(1)
+    expect(sample(text, 'gateway_operations_total{status="ok"}')).toBe(0)
+  })
+})
+
+describe('the operation log line', () => {
+  it("names the document's operation, never the caller's operationName as sent", async () => {
+    const send = (operationName: string) =>
+      stack.gateway.yoga.fetch('http://gateway.test/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer demo-token' },
+        body: JSON.stringify({ query: 'query Named { __typename }', operationName }),
+      })
+    log.clear()
+    // An operationName the document does not hold: refused, and not copied into the log.
+    const junk = await send(`${'X'.repeat(5000)} BE0922178703 Bearer sk_live_abc`)
+    expect(junk.status).toBe(400)
+    await send('Named')
+    expect(log.text()).not.toContain('sk_live_abc')
+    expect(log.text()).not.toContain('XXXXXXXX')
+    expect(
+      log
+        .lines()
+        .filter((l) => l.msg === 'operation')
+        .map((l) => l.operation),
+    ).toEqual([null, 'Named'])
+  })
 })
 
 describe('X-Request-Id', () => {
@@ -121,7 +183,8 @@ describe('X-Request-Id', () => {
     expect(demo.calls().map((c) => c.requestId)).toEqual(['checkout-7f3a.1_b'])
     const lines = log.lines().filter((l) => l.msg === 'operation' || l.msg === 'upstream call')
     expect(lines.map((l) => l.msg).sort()).toEqual(['operation', 'upstream call'])
-    for (const line of lines) expect(line.requestId).toBe('checkout-7f3a.1_b')
+    // Every line the request wrote (the log is at debug level), not only these two.
+    for (const line of log.lines()) expect(line).toMatchObject({ requestId: 'checkout-7f3a.1_b' })
     // pino's standard fields, which log shippers expect.
     expect(lines[0]).toEqual(
       expect.objectContaining({ pid: process.pid, hostname: expect.any(String) }),

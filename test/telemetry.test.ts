@@ -311,6 +311,7 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set (http/json)', () => {
         body: JSON.stringify({
           query: `query Deferred($number: String!) {
             company(country: BE, number: $number) { name ... @defer { financials(first: 1) { nodes { endDate } } } }
+            ... @defer { missing: company(country: BE, number: "0123456749") { name } }
           }`,
           variables: { number: numbers[5] },
         }),
@@ -486,6 +487,8 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set (http/json)', () => {
 
   it('covers a streamed (@defer) result: its span ends with the last part', () => {
     const span = only('query Deferred')
+    // The deferred part's error is the operation's.
+    expect(span.attributes['graphql.error.codes']).toEqual(['NOT_FOUND'])
     const children = childrenOf(span)
     const sent = calls.Deferred ?? []
     expect(sent.length).toBeGreaterThan(0)

@@ -9,7 +9,13 @@ import {
   recordCacheRead,
   traceUpstreamCall,
 } from '../telemetry.js'
-import { cancelled, meaningOfStatus, parseRetryAfter, UpstreamError } from './errors.js'
+import {
+  cancelled,
+  isCallersOwn,
+  meaningOfStatus,
+  parseRetryAfter,
+  UpstreamError,
+} from './errors.js'
 import { FairShare, WaitEnded } from './fair-share.js'
 import { RateLimitWait, type UpstreamRateLimiter } from './rate-limit.js'
 import type { CacheResult, Loaded, ReadCache } from './read-cache.js'
@@ -212,6 +218,12 @@ export class UpstreamClient {
     } catch (error) {
       // Waiting for another operation's read ended with this operation.
       if (!(error instanceof UpstreamError) && scope.signal.aborted) throw cancelled(endpoint.name)
+      // A read that failed upstream was not served from the cache either: a miss, so that the
+      // hit ratio operators watch counts it (a read the operation gave up is not counted).
+      if (error instanceof UpstreamError && !isCallersOwn(error)) {
+        this.options.metrics?.cacheRead('miss')
+        recordCacheRead(scope.trace, 'miss')
+      }
       throw error
     }
   }
