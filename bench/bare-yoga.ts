@@ -1,0 +1,146 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { createSchema, createYoga } from 'graphql-yoga'
+import { Pool } from 'undici'
+
+/**
+ * `npm run bench`'s baseline: a bare graphql-yoga server with the gateway's schema shape for the
+ * one-company query (Company { name place financials(first) { nodes { … } } }), resolvers that
+ * read the demo upstream with an undici Pool, and nothing else: no cost estimate, cache,
+ * DataLoader, response validation, logging, metrics or tracing. It makes the same single
+ * upstream read as the gateway (GET /v1/companies/{country}/{number}/financials?limit=5&offset=0):
+ * name and place come from that answer's identifier.
+ *
+ * Run by bench/run.ts as a child process: UPSTREAM_URL, UPSTREAM_TOKEN, PORT (0: any); prints
+ * `bare-yoga listening at <url>` once it listens; stops on SIGTERM/SIGINT.
+ */
+
+const upstreamUrl = process.env.UPSTREAM_URL
+if (!upstreamUrl) throw new Error('UPSTREAM_URL is required')
+const token = process.env.UPSTREAM_TOKEN ?? 'demo-token'
+const pool = new Pool(upstreamUrl, { connections: 32 })
+
+interface Identifier {
+  country: string
+  companyNumber: string
+  name?: string | null
+  place?: string | null
+}
+interface FinancialsBody {
+  identifier: Identifier
+  data: unknown[]
+  pagination: { total: number }
+}
+/** A company as resolvers see it: its key, and this request's reads of its financials. */
+interface CompanyRef {
+  country: string
+  number: string
+  reads: Map<number, Promise<FinancialsBody>>
+}
+
+async function readFinancials(company: CompanyRef, limit: number): Promise<FinancialsBody> {
+  const path = `/v1/companies/${company.country}/${encodeURIComponent(company.number)}/financials?limit=${limit}&offset=0`
+  const response = await pool.request({
+    path,
+    method: 'GET',
+    headers: { authorization: `Bearer ${token}` },
+  })
+  const body = await response.body.text()
+  if (response.statusCode !== 200) throw new Error(`upstream answered ${response.statusCode}`)
+  return JSON.parse(body) as FinancialsBody
+}
+
+function financialsOf(company: CompanyRef, limit: number) {
+  let read = company.reads.get(limit)
+  if (!read) {
+    read = readFinancials(company, limit)
+    company.reads.set(limit, read)
+  }
+  return read
+}
+
+/**
+ * Name or place from the financials read of this company already started in this request
+ * (graphql-js calls every field resolver of the company before any of them resumes, so after
+ * one microtask financials has started its read), else from a read of one record.
+ */
+async function identity(company: CompanyRef, field: 'name' | 'place') {
+  await undefined
+  const [started] = company.reads.values()
+  const body = await (started ?? financialsOf(company, 1))
+  return body.identifier[field] ?? null
+}
+
+const schema = createSchema<Record<string, never>>({
+  typeDefs: /* GraphQL */ `
+    enum Country { BE NL FR }
+    scalar Date
+    type Query { company(country: Country!, number: String!): Company }
+    type Company {
+      country: Country!
+      number: String!
+      name: String
+      place: String
+      financials(first: Int): FinancialConnection!
+    }
+    type FinancialConnection { nodes: [Financial!]! totalCount: Int! }
+    type Financial {
+      startDate: Date!
+      endDate: Date!
+      dateReceived: Date
+      healthIndicator: Int
+      jointCommitteeCodes: [String!]!
+      profitability: Profitability!
+      liquidity: Liquidity!
+      solvency: Solvency!
+      people: People!
+    }
+    type Profitability { revenue: Float grossMargin: Float ebitda: Float ebit: Float netProfit: Float }
+    type Liquidity {
+      cash: Float cashFlow: Float netWorkingCapital: Float netWorkingCapitalRequirement: Float
+      currentRatio: Float quickRatio: Float
+    }
+    type Solvency {
+      totalAssets: Float equity: Float capital: Float retainedEarnings: Float debt: Float
+      longTermDebt: Float longTermDebtFinancial: Float longTermDebtAccountsPayable: Float
+      shortTermDebt: Float shortTermDebtFinancial: Float shortTermDebtAccountsPayable: Float
+    }
+    type People { employees: Int newHires: Int employeeMaleRatio: Float employeeFemaleRatio: Float }
+  `,
+  resolvers: {
+    Query: {
+      company: (_root: unknown, args: { country: string; number: string }): CompanyRef => ({
+        country: args.country,
+        number: args.number,
+        reads: new Map(),
+      }),
+    },
+    Company: {
+      name: (company: CompanyRef) => identity(company, 'name'),
+      place: (company: CompanyRef) => identity(company, 'place'),
+      financials: async (company: CompanyRef, args: { first?: number | null }) => {
+        const body = await financialsOf(company, args.first ?? 20)
+        return { nodes: body.data, totalCount: body.pagination.total }
+      },
+    },
+  },
+})
+
+const yoga = createYoga({
+  schema,
+  graphqlEndpoint: '/graphql',
+  graphiql: false,
+  landingPage: false,
+})
+const server = createServer(yoga)
+server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
+  const { port } = server.address() as AddressInfo
+  console.log(`bare-yoga listening at http://127.0.0.1:${port}/graphql`)
+})
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => {
+    server.closeAllConnections()
+    server.close(() => void pool.close().then(() => process.exit(0)))
+  })
+}
