@@ -1,6 +1,7 @@
 import { createServer } from 'node:http'
 import { ConfigError, loadConfig } from './config.js'
 import { DEMO_TOKEN, DemoUpstream } from './demo-upstream/server.js'
+import { trackConnections } from './drain.js'
 import { createLogger } from './logger.js'
 import { startTelemetry, type Telemetry } from './telemetry.js'
 import { createGateway } from './yoga.js'
@@ -53,6 +54,7 @@ try {
   process.exit(1)
 }
 const server = createServer(gateway.yoga)
+const connections = trackConnections(server)
 server.on('error', (error) => {
   logger.error(`Cannot listen on ${config.host}:${config.port}: ${error.message}`)
   process.exit(1)
@@ -63,29 +65,68 @@ server.listen(config.port, config.host, () => {
 })
 
 /**
- * Drain (SIGTERM, SIGINT): /ready answers 503 at once, no new connection is taken, idle
- * keep-alive connections close now and busy ones after their current response; operations in
- * flight finish. Exits 0 as soon as every connection is gone, and at the latest after
- * SHUTDOWN_TIMEOUT_MS (what is still open then is cut, and the log says how many).
+ * Drain (SIGTERM, SIGINT): /ready answers 503 at once, no new connection is taken, connections
+ * with no request in flight close now (idle keep-alive ones, and those that sent no complete
+ * request) and busy ones after their current response; operations in flight finish. Exits 0 as
+ * soon as every connection is gone and the upstream client, demo and telemetry are closed, and
+ * at the latest after SHUTDOWN_TIMEOUT_MS: what is still open then is cut or left behind, and
+ * the log says what.
  */
 async function shutdown(signal: string) {
+  const deadline = Date.now() + config.shutdownTimeoutMs
   logger.info(`${signal} received: draining (at most ${config.shutdownTimeoutMs} ms)`)
   gateway.drain()
   const drained = new Promise<void>((resolve) => server.close(() => resolve()))
-  server.closeIdleConnections()
-  const timer = setTimeout(() => {
-    server.getConnections((_, open) =>
-      logger.warn({ connections: open }, 'SHUTDOWN_TIMEOUT_MS reached: closing what is still open'),
+  connections.drain()
+  if (!(await settlesBefore(drained, deadline))) {
+    logger.warn(
+      { connections: connections.size },
+      'SHUTDOWN_TIMEOUT_MS reached: closing what is still open',
     )
-    server.closeAllConnections()
-  }, config.shutdownTimeoutMs)
-  await drained
-  clearTimeout(timer)
-  await gateway.close()
-  await demo?.stop()
-  await telemetry.shutdown(2000)
+    connections.destroyAll()
+  }
+  // Closing waits for what is in flight (an upstream pool for its requests, a readiness check
+  // included): bounded by the same deadline, then the process exits anyway.
+  const unfinished = new Set(['upstream client', 'telemetry'])
+  if (demo) unfinished.add('demo upstream')
+  const closing = (name: string, close: () => Promise<unknown>) =>
+    close()
+      .catch((error: unknown) => logger.warn({ err: error }, `closing the ${name} failed`))
+      .finally(() => unfinished.delete(name))
+  const closed = Promise.all([
+    // The demo answers the upstream client's requests: it stops after it.
+    closing('upstream client', () => gateway.close()).then(
+      () => demo && closing('demo upstream', () => demo.stop()),
+    ),
+    closing('telemetry', () =>
+      telemetry.shutdown(Math.max(0, Math.min(2000, deadline - Date.now()))),
+    ),
+  ])
+  if (!(await settlesBefore(closed, deadline))) {
+    logger.warn(
+      { unfinished: [...unfinished] },
+      `SHUTDOWN_TIMEOUT_MS reached: exiting before the ${[...unfinished].join(', ')} closed`,
+    )
+  }
   logger.info('drained')
   process.exit(0)
+}
+
+/** Whether `work` settles before `deadline` (a Date.now() time). */
+async function settlesBefore(work: Promise<unknown>, deadline: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, deadline - Date.now()), false)
+  })
+  const done = work.then(
+    () => true,
+    () => true,
+  )
+  try {
+    return await Promise.race([done, late])
+  } finally {
+    clearTimeout(timer)
+  }
 }
 // A second signal while draining changes nothing: the drain already has its deadline.
 let stopping = false
