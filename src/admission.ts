@@ -3,7 +3,7 @@ import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth'
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives'
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens'
 import { GraphQLError, type ValidationContext, type ValidationRule } from 'graphql'
-import { type Plugin, shouldRenderGraphiQL } from 'graphql-yoga'
+import { createGraphQLError, type Plugin, shouldRenderGraphiQL } from 'graphql-yoga'
 
 /**
  * What the gateway refuses before any upstream call, each with a code: a response format it
@@ -147,6 +147,63 @@ export function useKnownPaths(paths: readonly string[]): Plugin {
           { status: 404, headers: { 'content-type': 'application/json' } },
         ),
       )
+    },
+  }
+}
+
+const bodyTooLarge = () =>
+  createGraphQLError('Request body too large', {
+    extensions: { http: { status: 413 }, code: 'REQUEST_ENTITY_TOO_LARGE' },
+  })
+
+/**
+ * MAX_BODY_BYTES, as yoga's `maxRequestBodySize` enforces it (413 REQUEST_ENTITY_TOO_LARGE, 400
+ * for a Content-Length that is not one number) at less cost: yoga pipes every body through a
+ * counting TransformStream and a new Request, a measurable part of a small request's CPU. With
+ * a Content-Length the header is the check, as node's HTTP parser reads exactly that many bytes
+ * as the body; only a body without one (chunked) is counted as it arrives.
+ */
+export function useBodyLimit(maxBytes: number): Plugin {
+  return {
+    onRequestParse({ request, requestParser, setRequestParser, fetchAPI }) {
+      const length = request.headers.get('content-length')
+      if (length !== null) {
+        if (!/^\d+$/.test(length)) {
+          throw createGraphQLError('Content-Length header is invalid.', {
+            extensions: { http: { status: 400 }, code: 'BAD_REQUEST' },
+          })
+        }
+        if (Number(length) > maxBytes) throw bodyTooLarge()
+        return
+      }
+      if (!requestParser || !request.body) return
+      setRequestParser((original) => {
+        const body = original.body
+        if (!body) return requestParser(original)
+        // A native stream takes the native TransformStream, a ponyfill one the ponyfill's (yoga
+        // does the same: graphql-yoga#4583).
+        const Transform =
+          body instanceof ReadableStream ? globalThis.TransformStream : fetchAPI.TransformStream
+        let read = 0
+        const counted = body.pipeThrough(
+          new Transform<Uint8Array, Uint8Array>({
+            transform(chunk, controller) {
+              read += chunk.byteLength
+              if (read > maxBytes) controller.error(bodyTooLarge())
+              else controller.enqueue(chunk)
+            },
+          }),
+        )
+        return requestParser(
+          new fetchAPI.Request(original.url, {
+            method: original.method,
+            headers: original.headers,
+            signal: original.signal,
+            body: counted,
+            duplex: 'half',
+          } as RequestInit),
+        )
+      })
     },
   }
 }

@@ -50,6 +50,13 @@ export function bearerToken(authorization: string | null): string | undefined {
   return match?.[1]
 }
 
+/**
+ * Why an operation's signal aborts. One object for every operation: `abort()` without a reason
+ * makes a DOMException, stack and all, at the end of each operation. What waits on the signal
+ * reports its own `cancelled` error, never this one.
+ */
+const OPERATION_ENDED: Error = Object.freeze(new Error('the operation ended'))
+
 export interface ContextSettings {
   maxOperationCost: number
   operationTimeoutMs: number
@@ -69,8 +76,9 @@ export function contextFactory(
     // Every read of the operation listens for its end: hundreds is normal, not a leak.
     setMaxListeners(0, ended.signal)
     // The request's signal aborts when the client goes away (it may not be a native AbortSignal).
-    if (request.signal.aborted) ended.abort()
-    else request.signal.addEventListener('abort', () => ended.abort(), { once: true })
+    if (request.signal.aborted) ended.abort(OPERATION_ENDED)
+    else
+      request.signal.addEventListener('abort', () => ended.abort(OPERATION_ENDED), { once: true })
     let used = 0
     let cacheHits = 0
     let staleReads = 0
@@ -108,7 +116,7 @@ export function contextFactory(
         used++
         return true
       },
-      end: () => ended.abort(),
+      end: () => ended.abort(OPERATION_ENDED),
     }
     return { operation, loaders: createLoaders(client, operation), keyedHash: hash, listTypes }
   }

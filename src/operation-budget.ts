@@ -34,8 +34,8 @@ function refusal(message: string, code: string, options: GraphQLErrorOptions = {
 
 /**
  * `estimate` remembered per document (yoga's parser cache hands the same object back for the
- * same text) and per operation + coerced variables: a repeated operation costs nothing to
- * estimate, and documents dropped from the parser cache take their entries with them.
+ * same text) and per operation + the shape of its coerced variables: a repeated operation costs
+ * nothing to estimate, and documents dropped from the parser cache take their entries with them.
  */
 export function rememberEstimates(estimate: typeof estimateOperation): typeof estimate {
   const estimates = new WeakMap<DocumentNode, LRUCache<string, Estimate>>()
@@ -45,7 +45,7 @@ export function rememberEstimates(estimate: typeof estimateOperation): typeof es
       cache = new LRUCache({ max: 64 })
       estimates.set(document, cache)
     }
-    const key = `${operation.name?.value ?? ''}\n${JSON.stringify(variables)}`
+    const key = `${operation.name?.value ?? ''}\n${JSON.stringify(variables, costShape)}`
     let estimated = cache.get(key)
     if (estimated === undefined) {
       estimated = estimate(schema, document, operation, variables)
@@ -53,6 +53,16 @@ export function rememberEstimates(estimate: typeof estimateOperation): typeof es
     }
     return estimated
   }
+}
+
+/**
+ * What of a variable's value the estimate can depend on (JSON.stringify's replacer): numbers
+ * (page sizes), booleans (@skip/@include), null and the length of lists (IDs), but not the text
+ * of a string: a company number or cursor is there or not. The operations a client repeats with
+ * other companies or cursors then share one estimate.
+ */
+function costShape(_key: string, value: unknown): unknown {
+  return typeof value === 'string' ? '' : value
 }
 
 /**

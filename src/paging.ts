@@ -59,8 +59,9 @@ export function connectionKey(name: string, ...identity: unknown[]): string {
 const tagOf = (connection: string) =>
   createHash('sha256').update(connection).digest('base64url').slice(0, 12)
 
-export function encodeCursor(connection: string, offset: number): string {
-  return Buffer.from(`${offset}:${tagOf(connection)}`).toString('base64url')
+/** The cursor of the item at `offset`; the connection's tag once for a whole page. */
+export function encodeCursor(connection: string, offset: number, tag = tagOf(connection)): string {
+  return Buffer.from(`${offset}:${tag}`).toString('base64url')
 }
 
 export function decodeCursor(connection: string, cursor: string, argument: string): number {
@@ -158,9 +159,10 @@ export async function pageOverOffsets<T>(
   const { items, total } = slice
   const from = start - offset
   const nodes = items.slice(from, from + want)
+  const tag = tagOf(connection)
   const edges = nodes.map((item, i) => ({
     ...toEdge(item),
-    cursor: encodeCursor(connection, start + i),
+    cursor: encodeCursor(connection, start + i, tag),
   }))
   return {
     edges,

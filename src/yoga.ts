@@ -1,7 +1,7 @@
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream'
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql'
 import { createYoga, useExecutionCancellation, useReadinessCheck } from 'graphql-yoga'
-import { operationShapeLimits, useAcceptCheck, useKnownPaths } from './admission.js'
+import { operationShapeLimits, useAcceptCheck, useBodyLimit, useKnownPaths } from './admission.js'
 import type { Config } from './config.js'
 import { type Context, contextFactory } from './context.js'
 import { useDrain } from './drain.js'
@@ -78,7 +78,8 @@ export function createGateway(
     graphiql: config.graphiql && graphiqlOptions(config.upstreamToken),
     // GraphiQL's assets are served from the package, so it works with no internet access.
     renderGraphiQL,
-    maxRequestBodySize: config.maxBodyBytes,
+    // MAX_BODY_BYTES: useBodyLimit below, cheaper than yoga's own check.
+    maxRequestBodySize: false,
     // One operation per request: a batch would multiply the upstream work past the cost check.
     batching: false,
     plugins: [
@@ -101,6 +102,8 @@ export function createGateway(
       useExecutionCancellation(),
       // @defer and @stream over multipart/mixed and text/event-stream.
       useDeferStream(),
+      // After every request parser is set (yoga's own come first).
+      useBodyLimit(config.maxBodyBytes),
     ],
     maskedErrors: { maskError, isDev: !config.production },
     logging: logger ? yogaLogger(logger) : false,

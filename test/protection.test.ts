@@ -1,4 +1,9 @@
+import { once } from 'node:events'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { Readable } from 'node:stream'
 import { GraphQLError, getIntrospectionQuery } from 'graphql'
+import { request } from 'undici'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { loadConfig } from '../src/config.js'
 import { DemoUpstream } from '../src/demo-upstream/server.js'
@@ -92,6 +97,68 @@ describe('operation shape limits', () => {
       getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true }),
     )
     expect(body.errors).toBeUndefined()
+  })
+})
+
+describe('MAX_BODY_BYTES over real sockets', () => {
+  const server = createServer(stack.gateway.yoga)
+  let url: string
+  beforeAll(async () => {
+    server.listen(0, '127.0.0.1')
+    await once(server, 'listening')
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`
+  })
+  afterAll(async () => {
+    server.closeAllConnections()
+    await new Promise((resolve) => server.close(resolve))
+  })
+
+  /** A POST whose body goes out in chunks, with no Content-Length (Transfer-Encoding: chunked). */
+  async function chunked(parts: string[]) {
+    const response = await request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: Readable.from(parts.map((part) => Buffer.from(part))),
+    })
+    return { status: response.statusCode, body: (await response.body.json()) as GraphQLBody }
+  }
+  type GraphQLBody = { data?: unknown; errors?: { extensions?: { code?: string } }[] }
+
+  it('refuses a Content-Length over the limit with 413 before reading the body', async () => {
+    const response = await request(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'content-length': '200000',
+      },
+      // Only a first piece: the answer comes from the header alone.
+      body: Readable.from(
+        (async function* () {
+          yield Buffer.from('{"query":"{ __typename }", "padding": "')
+          await new Promise(() => {})
+        })(),
+      ),
+    }).catch((error: unknown) => error as Error)
+    if (response instanceof Error) throw response
+    expect(response.statusCode).toBe(413)
+    const body = (await response.body.json()) as GraphQLBody
+    expect(body.errors?.map((e) => e.extensions?.code)).toEqual(['REQUEST_ENTITY_TOO_LARGE'])
+  })
+
+  it('counts a chunked body as it arrives: over the limit, 413; under it, served', async () => {
+    const padding = 'x'.repeat(10_000)
+    const big = await chunked([
+      '{"query":"{ __typename }","extensions":{"padding":"',
+      ...Array.from({ length: 12 }, () => padding),
+      '"}}',
+    ])
+    expect(big.status).toBe(413)
+    expect(big.body.errors?.map((e) => e.extensions?.code)).toEqual(['REQUEST_ENTITY_TOO_LARGE'])
+    const small = await chunked(['{"query":"{ __ty', 'pename }"}'])
+    expect(small).toMatchObject({ status: 200, body: { data: { __typename: 'Query' } } })
+    expect(small.body.errors).toBeUndefined()
+    expect(demo.calls()).toEqual([])
   })
 })
 
