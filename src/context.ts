@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { setMaxListeners } from 'node:events'
 import type { IncomingMessage } from 'node:http'
-import type { YogaInitialContext } from 'graphql-yoga'
+import type { Plugin, YogaInitialContext } from 'graphql-yoga'
 import { keyedHash } from './keyed-hash.js'
 import { createLoaders, type Loaders } from './loaders.js'
 import { requestIdOf } from './request-id.js'
@@ -120,4 +120,18 @@ export function contextFactory(
     }
     return { operation, loaders: createLoaders(client, operation), keyedHash: hash, listTypes }
   }
+}
+
+/**
+ * A client that goes away stops the execution of its operation, not only its reads: the
+ * executor checks the signal it is given between fields. yoga's own plugin gives it the request's
+ * signal, a whatwg-node Proxy whose every property read runs a string search, read at every
+ * field; the operation's signal is a native one that aborts with the request's (and when the
+ * operation ends).
+ */
+export function useExecutionCancellation(): Plugin<Context> {
+  const attach = ({ args }: { args: { contextValue: unknown } }) => {
+    ;(args as { signal?: AbortSignal }).signal = (args.contextValue as Context).operation.signal
+  }
+  return { onExecute: attach, onSubscribe: attach }
 }

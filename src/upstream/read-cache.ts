@@ -75,13 +75,16 @@ export class ReadCache {
   constructor(private readonly options: ReadCacheOptions) {
     const { redis } = options
     // An LRU of our own: bentocache's would also cap the number of entries at 1,000, whatever
-    // their size. Entries are serialized JSON, weighed by their bytes.
-    const inProcess = new LRUCache<string, string>({
+    // their size. Entries are kept as objects, not JSON: a hit would otherwise parse its answer
+    // again (the largest part of a cached operation's CPU); each is weighed once, when stored,
+    // by the bytes of its JSON. The answers are frozen (see read), so no caller can change what
+    // another is served.
+    const inProcess = new LRUCache<string, object>({
       maxSize: options.maxBytes,
-      sizeCalculation: (entry) => Buffer.byteLength(entry),
+      sizeCalculation: (entry) => Buffer.byteLength(JSON.stringify(entry)),
     })
     // The driver takes an LRU of its own making, though its options type does not say so.
-    const l1 = { cacheInstance: inProcess } as Parameters<typeof memoryDriver>[0]
+    const l1 = { cacheInstance: inProcess, serialize: false } as Parameters<typeof memoryDriver>[0]
     let store = bentostore().useL1Layer(memoryDriver(l1))
     if (redis) store = store.useL2Layer(redisDriver({ connection: redis.client as Redis }))
     this.bento = new BentoCache({
@@ -168,6 +171,7 @@ export class ReadCache {
           }
           const ttl = ttlOf(loaded.cacheControl)
           if (ttl === 0) return ctx.skip()
+          deepFreeze(loaded.value)
           if (ttl !== undefined) ctx.setOptions({ ttl: ttl * 1000 })
           return loaded.value
         },
@@ -250,4 +254,11 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener('abort', onAbort, { once: true })
     promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
   })
+}
+
+/** Freezes an answer and everything in it: one object is served to every operation that reads it. */
+function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return
+  Object.freeze(value)
+  for (const inner of Object.values(value)) deepFreeze(inner)
 }
