@@ -53,6 +53,7 @@ try {
   console.error(error.message)
   process.exit(1)
 }
+await gateway.warm()
 const server = createServer(gateway.yoga)
 const connections = trackConnections(server)
 server.on('error', (error) => {

@@ -16,6 +16,11 @@ import { errorCodesOf, observeStream, type ResultPart } from './streams.js'
 
 type Outcome = 'ok' | 'partial' | 'error' | 'refused'
 
+/** What the gateway's start-up warm-up passes as server context: no HTTP request carries it. */
+export const WARM_UP = { warmUp: true } as const
+const isWarmUp = (serverContext: unknown) =>
+  (serverContext as Partial<typeof WARM_UP> | undefined)?.warmUp === true
+
 interface Entry {
   started: number
   operation?: string | null
@@ -65,8 +70,10 @@ export function useOperationLog(
     )
   }
   return {
-    onRequest({ request, url }) {
-      if (url.pathname === graphqlEndpoint) entries.set(request, { started: performance.now() })
+    onRequest({ request, url, serverContext }) {
+      // The start-up warm-up (createGateway's `warm`) is no caller's operation.
+      if (url.pathname !== graphqlEndpoint || isWarmUp(serverContext)) return
+      entries.set(request, { started: performance.now() })
     },
     onValidate({ params, context }) {
       // The name of the operation the document holds, never the caller's `operationName` as

@@ -172,6 +172,22 @@ describe('the operation log line', () => {
   })
 })
 
+describe('the start-up warm-up', () => {
+  it('runs the pipeline with no upstream call, and is no operation in the log or the metrics', async () => {
+    const fresh = stack.replica()
+    log.clear()
+    await fresh.gateway.warm()
+    expect(demo.calls()).toEqual([])
+    expect(log.lines().filter((l) => l.msg === 'operation')).toEqual([])
+    expect(await metricsText(fresh.gateway)).not.toMatch(/^gateway_operations_total/m)
+    // A caller's operation afterwards is counted as ever.
+    await fresh.post('{ __typename }')
+    expect(sample(await metricsText(fresh.gateway), 'gateway_operations_total{status="ok"}')).toBe(
+      1,
+    )
+  })
+})
+
 describe('X-Request-Id', () => {
   it('keeps a valid one: echoed, on the log lines of the request, and sent upstream', async () => {
     log.clear()
