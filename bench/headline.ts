@@ -51,8 +51,13 @@ const WARM_UP_MS_20MS = 1000
 const COMPANY_SPREAD = 400
 /** A round stops starting operations after this long, whatever its size. */
 const ROUND_MAX_MS = 60_000
-/** Traversal runs (one at a time) per latency and connection setting, after 3 warm-ups. */
+/**
+ * Traversal runs (one at a time) per latency and connection setting, after TRAVERSAL_WARM_UPS:
+ * a fresh process takes about ten traversals before V8 has compiled their path (measured: the
+ * first runs after 3 warm-ups were 15–25 % slower than the rest).
+ */
 const TRAVERSAL_RUNS = 7
+const TRAVERSAL_WARM_UPS = 10
 /** Operations before the gateway's second RSS reading. */
 const RSS_OPS = 10_000
 /** The gateway's log level: production logs warnings (LOG_LEVEL=info is measured too, at 0 ms). */
@@ -404,7 +409,7 @@ interface Traversal {
   failures: string[]
 }
 
-/** TRAVERSAL_RUNS traversals one after the other, after 3 warm-ups; wall time of each. */
+/** TRAVERSAL_RUNS traversals one after the other, after TRAVERSAL_WARM_UPS; wall time of each. */
 async function traversal(origin: string, label: string): Promise<Traversal> {
   const pool = new Pool(origin, { connections: 1 })
   const failures: string[] = []
@@ -417,7 +422,7 @@ async function traversal(origin: string, label: string): Promise<Traversal> {
     calls = body.extensions?.cost?.upstreamCalls ?? Number.NaN
     return wall
   }
-  for (let i = 0; i < 3; i++) await once()
+  for (let i = 0; i < TRAVERSAL_WARM_UPS; i++) await once()
   failures.length = 0
   const runs: number[] = []
   for (let i = 0; i < TRAVERSAL_RUNS; i++) runs.push(await once())
@@ -427,7 +432,7 @@ async function traversal(origin: string, label: string): Promise<Traversal> {
 
 function printTraversals(latencyMs: number, traversals: Traversal[]) {
   console.log(
-    `\n3. traversal (list → 40 companies → financials + lookalikes(3) { name financials } + shareholders), ${latencyMs} ms upstream latency, cache off, ${TRAVERSAL_RUNS} runs one at a time after 3 warm-ups; wall ms`,
+    `\n3. traversal (list → 40 companies → financials + lookalikes(3) { name financials } + shareholders), ${latencyMs} ms upstream latency, cache off, ${TRAVERSAL_RUNS} runs one at a time after ${TRAVERSAL_WARM_UPS} warm-ups; wall ms`,
   )
   console.log(
     `  ${'target'.padEnd(38)} ${pad('calls', 6)} ${pad('min', 6)} ${pad('median', 6)} ${pad('max', 6)} ${pad('÷ (3 × latency)', 16)} ${pad('÷ (4 × latency)', 16)} ${pad('failed', 6)}`,

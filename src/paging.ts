@@ -159,18 +159,29 @@ export async function pageOverOffsets<T>(
   const { items, total } = slice
   const from = start - offset
   const nodes = items.slice(from, from + want)
-  const tag = tagOf(connection)
+  // Cursors are made when a caller asks for one: a page read through `nodes` needs none.
+  let tag: string | undefined
+  const cursorAt = (offset: number) => {
+    tag ??= tagOf(connection)
+    return encodeCursor(connection, offset, tag)
+  }
   const edges = nodes.map((item, i) => ({
     ...toEdge(item),
-    cursor: encodeCursor(connection, start + i, tag),
+    get cursor() {
+      return cursorAt(start + i)
+    },
   }))
   return {
     edges,
     pageInfo: {
       hasPreviousPage: start > 0 && total > 0,
       hasNextPage: start + nodes.length < total,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
+      get startCursor() {
+        return nodes.length > 0 ? cursorAt(start) : null
+      },
+      get endCursor() {
+        return nodes.length > 0 ? cursorAt(start + nodes.length - 1) : null
+      },
     },
     totalCount: total,
   }

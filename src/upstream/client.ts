@@ -436,8 +436,20 @@ export class UpstreamClient {
     readDeadline: number,
   ): Promise<{ loaded: Loaded<T>; status: number }> {
     const { endpoint } = request
-    const timeout = AbortSignal.timeout(Math.max(1, readDeadline - Date.now()))
-    const deadline = AbortSignal.any([operationEnded, timeout])
+    // One controller, a plain timer and one listener: AbortSignal.timeout and AbortSignal.any
+    // cost several times more, for each of the hundreds of requests a traversal sends.
+    const deadline = new AbortController()
+    let timedOut = false
+    const timer = setTimeout(
+      () => {
+        timedOut = true
+        deadline.abort(UPSTREAM_TIMED_OUT)
+      },
+      Math.max(1, readDeadline - Date.now()),
+    )
+    const onEnded = () => deadline.abort(operationEnded.reason)
+    if (operationEnded.aborted) onEnded()
+    else operationEnded.addEventListener('abort', onEnded, { once: true })
     let text: string
     let status: number
     let cacheControl: string | string[] | undefined
@@ -447,7 +459,7 @@ export class UpstreamClient {
         path: `${this.basePath}${request.pathAndQuery}`,
         method: 'GET',
         headers,
-        signal: deadline,
+        signal: deadline.signal,
         headersTimeout: this.options.timeoutMs,
         bodyTimeout: this.options.timeoutMs,
       })
@@ -468,7 +480,10 @@ export class UpstreamClient {
       text = await response.body.text()
     } catch (error) {
       if (operationEnded.aborted) throw cancelled(endpoint.name)
-      throw this.transportError(error, endpoint.name, timeout)
+      throw this.transportError(error, endpoint.name, timedOut)
+    } finally {
+      clearTimeout(timer)
+      operationEnded.removeEventListener('abort', onEnded)
     }
     const value = parseBody(text, endpoint, status)
     return {
@@ -526,10 +541,10 @@ export class UpstreamClient {
     return this.dispatcher.close()
   }
 
-  private transportError(error: unknown, name: string, deadline: AbortSignal): UpstreamError {
+  private transportError(error: unknown, name: string, timedOut: boolean): UpstreamError {
     if (error instanceof UpstreamError) return error
     const code = (error as { code?: string }).code
-    if (deadline.aborted || (code !== undefined && TIMEOUT_CODES.has(code))) {
+    if (timedOut || (code !== undefined && TIMEOUT_CODES.has(code))) {
       return new UpstreamError(
         'UPSTREAM_TIMEOUT',
         name,
@@ -548,6 +563,9 @@ export class UpstreamClient {
     })
   }
 }
+
+/** Why a request past its UPSTREAM_TIMEOUT_MS is aborted (one object: no stack per request). */
+const UPSTREAM_TIMED_OUT: Error = Object.freeze(new Error('UPSTREAM_TIMEOUT_MS passed'))
 
 /** JSON-parses and validates a 2xx body; the error names the offending path, never the body. */
 function parseBody<T>(text: string, endpoint: Endpoint<unknown, T>, status: number): T {
