@@ -7,7 +7,7 @@ import { createLoaders, type Loaders } from './loaders.js'
 import { requestIdOf } from './request-id.js'
 import { operationTraceOf } from './telemetry.js'
 import type { Language, ReadScope, UpstreamClient } from './upstream/client.js'
-import { ListTypes } from './upstream/lists.js'
+import { type KnownListTypes, ListTypes } from './upstream/lists.js'
 
 /**
  * One operation's share of the upstream: its budget of HTTP requests (MAX_OPERATION_COST), its
@@ -31,8 +31,8 @@ export interface Context {
   operation: Operation
   /** Keyed hash with GATEWAY_SECRET, for IDs that must not reveal what they stand for. */
   keyedHash(parts: readonly string[], length?: number): string
-  /** List types learned from earlier reads, shared by every operation of the gateway. */
-  listTypes: ListTypes
+  /** List types learned from earlier reads with the same upstream token. */
+  listTypes: KnownListTypes
 }
 
 /** The first of nl, fr, en that Accept-Language names (any case, region ignored), if any. */
@@ -51,11 +51,13 @@ export function bearerToken(authorization: string | null): string | undefined {
 }
 
 /**
- * Why an operation's signal aborts. One object for every operation: `abort()` without a reason
- * makes a DOMException, stack and all, at the end of each operation. What waits on the signal
- * reports its own `cancelled` error, never this one.
+ * Why an operation's signal aborts: one AbortError for every operation (`abort()` without a
+ * reason makes a new DOMException, stack and all, at the end of each). An AbortError, because the
+ * executor throws the reason when a client goes away mid-execution, and yoga takes only an
+ * AbortError for a cancellation (anything else is a 500 and an error line). Not frozen: loggers
+ * mark the errors they serialize.
  */
-const OPERATION_ENDED: Error = Object.freeze(new Error('the operation ended'))
+const OPERATION_ENDED = new DOMException('The operation ended.', 'AbortError')
 
 export interface ContextSettings {
   maxOperationCost: number
@@ -118,7 +120,12 @@ export function contextFactory(
       },
       end: () => ended.abort(OPERATION_ENDED),
     }
-    return { operation, loaders: createLoaders(client, operation), keyedHash: hash, listTypes }
+    return {
+      operation,
+      loaders: createLoaders(client, operation),
+      keyedHash: hash,
+      listTypes: listTypes.of(client.tokenScope(operation.caller)),
+    }
   }
 }
 

@@ -6,6 +6,7 @@ import type { Logger } from './logger.js'
 import type { GatewayMetrics } from './metrics.js'
 import { requestIdOf } from './request-id.js'
 import { errorCodesOf, observeStream, type ResultPart } from './streams.js'
+import { isWarmUp } from './warm-up.js'
 
 /**
  * One log line per GraphQL request: the operation's name, outcome, duration, upstream calls,
@@ -15,11 +16,6 @@ import { errorCodesOf, observeStream, type ResultPart } from './streams.js'
  */
 
 type Outcome = 'ok' | 'partial' | 'error' | 'refused'
-
-/** What the gateway's start-up warm-up passes as server context: no HTTP request carries it. */
-export const WARM_UP = { warmUp: true } as const
-const isWarmUp = (serverContext: unknown) =>
-  (serverContext as Partial<typeof WARM_UP> | undefined)?.warmUp === true
 
 interface Entry {
   started: number

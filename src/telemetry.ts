@@ -34,6 +34,7 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga'
 import { ConfigError } from './config.js'
 import { requestIdOf } from './request-id.js'
 import { errorCodesOf, observeStream, type ResultPart } from './streams.js'
+import { isWarmUp } from './warm-up.js'
 
 /**
  * Traces (contract/runtime.md, OTEL_EXPORTER_OTLP_ENDPOINT and `traceparent`), with the
@@ -320,7 +321,8 @@ export function useOperationTracing(tracer: Tracer | undefined): Plugin {
   if (!tracer) return {}
   return {
     instrumentation: {
-      operation({ request }, wrapped) {
+      operation({ request, context: serverContext }, wrapped) {
+        if (isWarmUp(serverContext)) return wrapped()
         const caller = propagator.extract(ROOT_CONTEXT, request.headers, headersGetter)
         const span = tracer.startSpan(OPERATION_SPAN, { kind: SpanKind.SERVER }, caller)
         if (span.isRecording()) span.setAttribute(ATTR_GATEWAY_REQUEST_ID, requestIdOf(request))

@@ -12,7 +12,7 @@ import { keyedHash } from './keyed-hash.js'
 import { type Logger, yogaLogger } from './logger.js'
 import { GatewayMetrics, useMetricsEndpoint } from './metrics.js'
 import { useOperationBudget } from './operation-budget.js'
-import { useOperationLog, WARM_UP } from './operation-log.js'
+import { useOperationLog } from './operation-log.js'
 import { usePersistedDocuments } from './persisted-documents.js'
 import { useRequestId } from './request-id.js'
 import { schema } from './schema/index.js'
@@ -22,6 +22,7 @@ import { isCallersOwn, staleMayAnswer } from './upstream/errors.js'
 import { UpstreamRateLimiter } from './upstream/rate-limit.js'
 import { ReadCache } from './upstream/read-cache.js'
 import { RedisLink } from './upstream/redis.js'
+import { WARM_UP } from './warm-up.js'
 
 export type GatewayConfig = Omit<Config, 'port' | 'host' | 'logLevel' | 'upstreamUrl'> & {
   upstreamUrl: string
@@ -117,8 +118,8 @@ export function createGateway(
      * Runs GraphiQL's introspection query through the whole pipeline (parse, validation, the
      * budget, execution, serialization), and a refused operation, so that the first callers
      * after a start do not pay for compiling that code (measured: the first one-company query
-     * after a start took 56–68 ms, then 7–12 ms). No upstream call; not in the operation log
-     * or metrics.
+     * after a start took 56–68 ms, then 7–12 ms). No upstream call; not in the operation log,
+     * metrics or traces (src/warm-up.ts).
      */
     warm: async () => {
       for (const query of [getIntrospectionQuery({ descriptions: true }), '{ nope }']) {

@@ -221,6 +221,15 @@ describe.skipIf(!redisAvailable)(
       expect(second.body.data).toEqual(first.body.data)
       expect(demo.calls()).toEqual([])
       expect(costOf(second.body).cacheHits).toBeGreaterThan(0)
+      // Again, now from replica 2's own tier, where the answer came from Redis; and once more on
+      // a replica started after the reads (a restart against a warm Redis).
+      const third = stack.replica({ redisUrl: redis?.url })
+      for (const replica of [two, two, third, third]) {
+        const again = await replica.post(companyPage)
+        expect(again.body.errors).toBeUndefined()
+        expect(again.body.data).toEqual(first.body.data)
+      }
+      expect(demo.calls()).toEqual([])
     })
 
     it('keeps no token in Redis: keys hold a keyed hash', async () => {

@@ -1,4 +1,8 @@
-import { describe, expect, it } from 'vitest'
+import { once } from 'node:events'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { request } from 'undici'
+import { describe, expect, it, vi } from 'vitest'
 import { createLogger } from '../src/logger.js'
 import { logSink } from './support/log-sink.js'
 import { startStack } from './support/stack.js'
@@ -169,6 +173,42 @@ describe('the operation log line', () => {
         .filter((l) => l.msg === 'operation')
         .map((l) => l.operation),
     ).toEqual([null, 'Named'])
+  })
+})
+
+describe('a client that goes away mid-operation', () => {
+  it('is no error: no error line, no 500, the operation logged as cancelled work', async () => {
+    const server = createServer(stack.gateway.yoga)
+    server.listen(0, '127.0.0.1')
+    await once(server, 'listening')
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`
+      const held = demo.hold(/\/financials$/)
+      log.clear()
+      const leaving = new AbortController()
+      const response = request(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer demo-token' },
+        body: JSON.stringify({
+          query: `query Leaving { list(listId: ${list.id}) { companies(first: 5) { nodes { name financials(first: 1) { totalCount } } } } }`,
+        }),
+        signal: leaving.signal,
+      }).catch(() => 'gone')
+      await demo.waitForCalls((calls) => calls.some((c) => c.path.endsWith('/financials')))
+      leaving.abort()
+      expect(await response).toBe('gone')
+      held.release()
+      await vi.waitFor(() => {
+        expect(log.lines().filter((l) => l.msg === 'operation')).toHaveLength(1)
+      })
+      expect(log.lines().filter((l) => Number(l.level) >= 50)).toEqual([])
+      const [line] = log.lines().filter((l) => l.msg === 'operation')
+      expect(line?.status).not.toBe(500)
+      expect(line?.errors ?? []).not.toContain('INTERNAL_SERVER_ERROR')
+    } finally {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+    }
   })
 })
 

@@ -258,6 +258,8 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set (http/json)', () => {
     const stack = await startStack({ upstreamMaxConnections: 64 }, undefined, telemetry)
     const cached = stack.replica({ cacheTtlSeconds: 60 })
     const { demo } = stack
+    // The start-up warm-up is no caller's operation: it makes no span.
+    await stack.gateway.warm()
     const { listId, numbers } = demoSample(stack)
     const token = { authorization: 'Bearer demo-token' }
     /** One operation at a time, so each call the demo receives belongs to a known one. */
@@ -344,6 +346,11 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set (http/json)', () => {
       errors: [{ extensions: { code: 'UPSTREAM_ERROR' } }],
     })
     expect(String(responses.Deferred)).toContain('"endDate"')
+  })
+
+  it('makes no span for the start-up warm-up', () => {
+    expect(spans.map((span) => span.name)).not.toContain('query IntrospectionQuery')
+    expect(operation('query')).toEqual([])
   })
 
   it('exports OTLP/HTTP JSON to <endpoint>/v1/traces with the service name', () => {

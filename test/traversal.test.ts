@@ -164,6 +164,20 @@ describe('list → 40 companies → financials + lookalikes(3) { name financials
     ])
   })
 
+  it("what one token learned of a list is not used for another token's reads", async () => {
+    // Callers' own tokens go upstream (no UPSTREAM_TOKEN): each token is its own scope.
+    const forwarding = stack.replica({ upstreamToken: undefined })
+    const query = `{ list(listId: ${big.id}) { companies(first: 2) { nodes { name } } } }`
+    await forwarding.post(`{ list(listId: ${big.id}) { type } }`)
+    demo.reset()
+    const other = await forwarding.post(query, undefined, { authorization: 'Bearer someone-else' })
+    expect(other.body.errors?.map((e) => e.extensions?.code)).toEqual(['UNAUTHENTICATED'])
+    // Only the details read: nothing was sent on what the first token learned.
+    expect(made()).toEqual([`/v1/lists/${big.id}`])
+    demo.reset()
+    await expectRounds(() => forwarding.post(query).then((r) => r.body), [2])
+  })
+
   it('a SMART list seen in the overview: its companies read with type=ALL beside its details', async () => {
     const smart = data.lists.find((l) => l.type === 'SMART' && l.amountOfCompanies > 5)
     if (!smart) throw new Error('demo data has no SMART list')

@@ -181,7 +181,7 @@ builder.queryFields((t) => ({
       if (listId < 0) throw badUserInput('listId must not be negative.', 'listId')
       // A list whose type is known: its companies (and contacts) are read now, beside its
       // details, instead of one round trip after them. Execution finds those reads in flight.
-      const type = ctx.listTypes.of(listId)
+      const type = ctx.listTypes.typeOf(listId)
       if (type !== undefined) {
         const listType = info.schema.getType('List') as GraphQLObjectType
         void startSelectedReads({ id: listId, type } as List, listType, ctx, info)

@@ -172,9 +172,15 @@ export class UpstreamClient {
   private readonly share: FairShare
   /** The last readiness check and when it started. */
   private readiness: { at: number; answer: Promise<boolean> } | undefined
+  /** UPSTREAM_TOKEN's keyed hash, made once. */
+  private readonly serviceTokenKey: string | undefined
+  /** A caller's token's keyed hash, made once per operation (its Caller), kept no longer. */
+  private readonly callerTokenKeys = new WeakMap<Caller, string>()
 
   constructor(private readonly options: UpstreamClientOptions) {
     this.retryPolicy = options.retry ?? DEFAULT_RETRY_POLICY
+    this.serviceTokenKey =
+      options.serviceToken === undefined ? undefined : options.tokenKey(options.serviceToken)
     this.share = new FairShare(options.maxConnections)
     const base = new URL(options.baseUrl)
     this.origin = base.origin
@@ -191,6 +197,22 @@ export class UpstreamClient {
   }
 
   /**
+   * The keyed hash of the token `caller`'s reads are sent with (UPSTREAM_TOKEN's, else the
+   * caller's own): the scope of what they may share (cache entries, the rate bucket, what is
+   * known of lists). Undefined when there is no token at all.
+   */
+  tokenScope(caller: Caller): string | undefined {
+    if (this.serviceTokenKey !== undefined) return this.serviceTokenKey
+    if (caller.token === undefined) return undefined
+    let key = this.callerTokenKeys.get(caller)
+    if (key === undefined) {
+      key = this.options.tokenKey(caller.token)
+      this.callerTokenKeys.set(caller, key)
+    }
+    return key
+  }
+
+  /**
    * One GET's body parsed by the endpoint's schema: from the cache of reads when there is one
    * (keyed by the token's keyed hash, the language and the canonical path and query, so nothing
    * read with one token is served to another), otherwise from the upstream.
@@ -198,14 +220,14 @@ export class UpstreamClient {
   async send<T>(request: PreparedRequest<T>, scope: ReadScope): Promise<T> {
     const { endpoint } = request
     const token = this.options.serviceToken ?? scope.caller.token
-    if (token === undefined) {
+    const tokenKey = this.tokenScope(scope.caller)
+    if (token === undefined || tokenKey === undefined) {
       throw new UpstreamError(
         'UNAUTHENTICATED',
         endpoint.name,
         'no bearer token: send an Authorization header or configure UPSTREAM_TOKEN',
       )
     }
-    const tokenKey = this.options.tokenKey(token)
     const { cache } = this.options
     if (!cache) return (await this.load(request, scope, token, tokenKey)).value
     const key = `${tokenKey}:${scope.caller.language ?? '-'}:${request.pathAndQuery}`
@@ -565,7 +587,7 @@ export class UpstreamClient {
 }
 
 /** Why a request past its UPSTREAM_TIMEOUT_MS is aborted (one object: no stack per request). */
-const UPSTREAM_TIMED_OUT: Error = Object.freeze(new Error('UPSTREAM_TIMEOUT_MS passed'))
+const UPSTREAM_TIMED_OUT = new DOMException('UPSTREAM_TIMEOUT_MS passed.', 'TimeoutError')
 
 /** JSON-parses and validates a 2xx body; the error names the offending path, never the body. */
 function parseBody<T>(text: string, endpoint: Endpoint<unknown, T>, status: number): T {

@@ -75,16 +75,19 @@ export class ReadCache {
   constructor(private readonly options: ReadCacheOptions) {
     const { redis } = options
     // An LRU of our own: bentocache's would also cap the number of entries at 1,000, whatever
-    // their size. Entries are kept as objects, not JSON: a hit would otherwise parse its answer
-    // again (the largest part of a cached operation's CPU); each is weighed once, when stored,
-    // by the bytes of its JSON. The answers are frozen (see read), so no caller can change what
-    // another is served.
-    const inProcess = new LRUCache<string, object>({
+    // their size. Without Redis, entries are kept as objects, not JSON: a hit would otherwise
+    // parse its answer again (the largest part of a cached operation's CPU); the answers are
+    // frozen (see read), so no caller can change what another is served. With Redis they stay
+    // JSON: bentocache copies what it reads from Redis into this tier serialized, and then could
+    // not read it back from an unserialized tier. Each entry is weighed by its JSON's bytes.
+    const serialize = redis !== undefined
+    const inProcess = new LRUCache<string, string | object>({
       maxSize: options.maxBytes,
-      sizeCalculation: (entry) => Buffer.byteLength(JSON.stringify(entry)),
+      sizeCalculation: (entry) =>
+        Buffer.byteLength(typeof entry === 'string' ? entry : JSON.stringify(entry)),
     })
     // The driver takes an LRU of its own making, though its options type does not say so.
-    const l1 = { cacheInstance: inProcess, serialize: false } as Parameters<typeof memoryDriver>[0]
+    const l1 = { cacheInstance: inProcess, serialize } as Parameters<typeof memoryDriver>[0]
     let store = bentostore().useL1Layer(memoryDriver(l1))
     if (redis) store = store.useL2Layer(redisDriver({ connection: redis.client as Redis }))
     this.bento = new BentoCache({
