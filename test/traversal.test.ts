@@ -164,6 +164,28 @@ describe('list → 40 companies → financials + lookalikes(3) { name financials
     ])
   })
 
+  it('a read does not wait for the others of its round: one slow read holds back only what needs it', async () => {
+    await stack.post(`{ list(listId: ${big.id}) { type } }`)
+    demo.reset()
+    const first = members[0]
+    if (!first) throw new Error('no member')
+    // The first member's relationships never come back until the end.
+    const slow = demo.hold(`/v1/companies/${first.country}/${first.companyNumber}/relationships`)
+    const result = traverse(big.id, 40)
+    // Every lookalike's statements (the third round) are asked for meanwhile.
+    const alikeStatements = (calls: { path: string; query: Record<string, string> }[]) =>
+      calls.filter(
+        (c) =>
+          c.path.endsWith('/financials') &&
+          [...alikes].some(
+            (a) => c.path === `/v1/companies/${a.country}/${a.companyNumber}/financials`,
+          ),
+      )
+    await demo.waitForCalls((calls) => alikeStatements(calls).length === alikes.size)
+    slow.release()
+    expect((await result).errors).toBeUndefined()
+  })
+
   it("what one token learned of a list is not used for another token's reads", async () => {
     // Callers' own tokens go upstream (no UPSTREAM_TOKEN): each token is its own scope.
     const forwarding = stack.replica({ upstreamToken: undefined })
