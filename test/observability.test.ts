@@ -94,21 +94,27 @@ describe('/metrics', () => {
 })
 
 describe('streamed operations (@defer)', () => {
-  it('are logged and counted like the rest, marked streamed', async () => {
-    const streaming = stack.replica()
-    log.clear()
-    const response = await streaming.gateway.yoga.fetch('http://gateway.test/graphql', {
+  /** Sends `query` asking for a multipart answer, and reads it to its end. */
+  const streamed = async (gateway: typeof stack.gateway, query: string) => {
+    const response = await gateway.yoga.fetch('http://gateway.test/graphql', {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
         accept: 'multipart/mixed',
         authorization: 'Bearer demo-token',
       },
-      body: JSON.stringify({
-        query: `query Deferred { list(listId: ${list.id}) { name ... @defer { type } } }`,
-      }),
+      body: JSON.stringify({ query }),
     })
-    await response.text()
+    return response.text()
+  }
+
+  it('are logged and counted like the rest, marked streamed', async () => {
+    const streaming = stack.replica()
+    log.clear()
+    await streamed(
+      streaming.gateway,
+      `query Deferred { list(listId: ${list.id}) { name ... @defer { type } } }`,
+    )
     expect(log.lines().filter((l) => l.msg === 'operation')).toEqual([
       expect.objectContaining({ operation: 'Deferred', outcome: 'ok', streamed: true }),
     ])
@@ -123,18 +129,10 @@ describe('streamed operations (@defer)', () => {
     log.clear()
     // The deferred read is slow: a line written at the first part would miss it.
     demo.inject({ path: /\/financials$/, delayMs: 300 })
-    const response = await streaming.gateway.yoga.fetch('http://gateway.test/graphql', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'multipart/mixed',
-        authorization: 'Bearer demo-token',
-      },
-      body: JSON.stringify({
-        query: `query Hidden { list(listId: ${list.id}) { name } ... @defer { company(country: ${company.country}, number: "${company.companyNumber}") { financials(first: 1) { totalCount } } } ... @defer { missing: company(country: BE, number: "0123456749") { name } } }`,
-      }),
-    })
-    await response.text()
+    await streamed(
+      streaming.gateway,
+      `query Hidden { list(listId: ${list.id}) { name } ... @defer { company(country: ${company.country}, number: "${company.companyNumber}") { financials(first: 1) { totalCount } } } ... @defer { missing: company(country: BE, number: "0123456749") { name } } }`,
+    )
     const [line, ...others] = log.lines().filter((l) => l.msg === 'operation')
     expect(others).toEqual([])
     expect(line).toMatchObject({
