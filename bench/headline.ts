@@ -187,12 +187,13 @@ async function startGateway(upstreamUrl: string, options: GatewayOptions) {
   return { child, origin }
 }
 
-async function startBareYoga(upstreamUrl: string) {
+async function startBareYoga(upstreamUrl: string, keepAnswers = false) {
   const child = spawnNode('bare graphql-yoga', ['--import', 'tsx', 'bench/bare-yoga.ts'], {
     UPSTREAM_URL: upstreamUrl,
     UPSTREAM_TOKEN: DEMO_TOKEN,
     PORT: '0',
     NODE_ENV: 'production',
+    BARE_CACHE: keepAnswers ? '1' : '0',
   })
   const [, url] = await waitForOutput(child, /bare-yoga listening at (http:\/\/[\d.:]+)\/graphql/)
   return { child, origin: url as string }
@@ -546,9 +547,12 @@ export async function runHeadline(): Promise<SummaryRow[]> {
     console.log(
       `\n1. one-company query, 20 ms upstream latency, ${ROUNDS} rounds × ${OPS_20MS} operations per target`,
     )
+    const bareKeeping = await startBareYoga(demoUrl, true)
+    started.push(bareKeeping.child)
     const targets20 = [
       directTarget(demoUrl),
       graphqlTarget('bare graphql-yoga', bare.origin, bare.child),
+      graphqlTarget('bare graphql-yoga, answers in memory', bareKeeping.origin, bareKeeping.child),
       graphqlTarget('gateway, cache off', off.origin, off.child),
       graphqlTarget('gateway, cache on (warm)', on.origin, on.child),
     ]
@@ -558,6 +562,7 @@ export async function runHeadline(): Promise<SummaryRow[]> {
     allFailures += at20.reduce((sum, r) => sum + r.failures, 0)
     await on.child.stop()
     await bare.child.stop()
+    await bareKeeping.child.stop()
 
     // 3 ---------------------------------------------------------------------------------------
     const wide = await startGateway(demoUrl, { cache: false, maxConnections: 512 })
@@ -583,6 +588,7 @@ export async function runHeadline(): Promise<SummaryRow[]> {
     const off0 = find(at0, 'gateway, cache off')
     const bare0 = find(at0, 'bare graphql-yoga')
     const on20 = find(at20, 'gateway, cache on (warm)')
+    const keeping20 = find(at20, 'bare graphql-yoga, answers in memory')
     if (off0 && bare0) {
       summary.push(
         {
@@ -645,6 +651,13 @@ export async function runHeadline(): Promise<SummaryRow[]> {
           measured: fixed(on20.cpuPerOp, 3),
         },
       )
+    }
+    if (keeping20) {
+      summary.push({
+        what: 'one-company, 20 ms: bare graphql-yoga, answers in memory ÷ direct REST (CPU ms/op)',
+        target: 'reference',
+        measured: `${keeping20.ratio.toFixed(2)} (${fixed(keeping20.cpuPerOp, 3)})`,
+      })
     }
     summary.push(
       {
