@@ -118,8 +118,8 @@ export function createGateway(
      * Runs GraphiQL's introspection query through the whole pipeline (parse, validation, the
      * budget, execution, serialization), and a refused operation, so that the first callers
      * after a start do not pay for compiling that code (measured: the first one-company query
-     * after a start took 56–68 ms, then 7–12 ms). No upstream call; not in the operation log,
-     * metrics or traces (src/warm-up.ts).
+     * after a start took 56–68 ms without it, 33–38 ms with it; 7–12 ms once warm). No upstream
+     * call; not in the operation log, metrics or traces (src/warm-up.ts).
      */
     warm: async () => {
       for (const query of [getIntrospectionQuery({ descriptions: true }), '{ nope }']) {
