@@ -5,20 +5,24 @@ import { Pool } from 'undici'
 
 /**
  * `npm run bench`'s baseline: a bare graphql-yoga server with the gateway's schema shape for the
- * one-company query (Company { name place financials(first) { nodes { … } } }), resolvers that
- * read the demo upstream with an undici Pool, and nothing else: no cost estimate, cache,
- * DataLoader, response validation, logging, metrics or tracing. It makes the same single
- * upstream read as the gateway (GET /v1/companies/{country}/{number}/financials?limit=5&offset=0):
- * name and place come from that answer's identifier.
+ * one-company query (Company { name place financials(first) { nodes { … } } }) and the traversal
+ * (List { name companies }, Company { lookalikes shareholders }), resolvers that read the demo
+ * upstream with an undici Pool, and nothing else: no cost estimate, cache, DataLoader, response
+ * validation, logging, metrics or tracing. It makes the same upstream reads as the gateway (for
+ * the one-company query one, GET /v1/companies/{country}/{number}/financials?limit=5&offset=0:
+ * name and place come from that answer's identifier).
  *
- * Run by bench/run.ts as a child process: UPSTREAM_URL, UPSTREAM_TOKEN, PORT (0: any); prints
- * `bare-yoga listening at <url>` once it listens; stops on SIGTERM/SIGINT.
+ * Run by bench/run.ts as a child process: UPSTREAM_URL, UPSTREAM_TOKEN, UPSTREAM_MAX_CONNECTIONS
+ * (32 unless set), PORT (0: any); prints `bare-yoga listening at <url>` once it listens; stops
+ * on SIGTERM/SIGINT.
  */
 
 const upstreamUrl = process.env.UPSTREAM_URL
 if (!upstreamUrl) throw new Error('UPSTREAM_URL is required')
 const token = process.env.UPSTREAM_TOKEN ?? 'demo-token'
-const pool = new Pool(upstreamUrl, { connections: 32 })
+const pool = new Pool(upstreamUrl, {
+  connections: Number(process.env.UPSTREAM_MAX_CONNECTIONS ?? 32),
+})
 
 interface Identifier {
   country: string
@@ -31,10 +35,14 @@ interface FinancialsBody {
   data: unknown[]
   pagination: { total: number }
 }
-/** A company as resolvers see it: its key, and this request's reads of its financials. */
+/**
+ * A company as resolvers see it: its key, its name and place when the answer that led to it
+ * carried them, and this request's reads of its financials.
+ */
 interface CompanyRef {
   country: string
   number: string
+  known?: Identifier
   reads: Map<number, Promise<FinancialsBody>>
 }
 
@@ -42,12 +50,11 @@ interface CompanyRef {
  * BARE_CACHE=1: answers kept in memory for good, parsed, by path: the stack's ceiling for a
  * cached operation (what the gateway's cache of reads is compared with).
  */
-const kept = process.env.BARE_CACHE === '1' ? new Map<string, FinancialsBody>() : undefined
+const kept = process.env.BARE_CACHE === '1' ? new Map<string, unknown>() : undefined
 
-async function readFinancials(company: CompanyRef, limit: number): Promise<FinancialsBody> {
-  const path = `/v1/companies/${company.country}/${encodeURIComponent(company.number)}/financials?limit=${limit}&offset=0`
+async function read<T>(path: string): Promise<T> {
   const known = kept?.get(path)
-  if (known) return known
+  if (known) return known as T
   const response = await pool.request({
     path,
     method: 'GET',
@@ -55,10 +62,22 @@ async function readFinancials(company: CompanyRef, limit: number): Promise<Finan
   })
   const body = await response.body.text()
   if (response.statusCode !== 200) throw new Error(`upstream answered ${response.statusCode}`)
-  const parsed = JSON.parse(body) as FinancialsBody
+  const parsed = JSON.parse(body) as T
   kept?.set(path, parsed)
   return parsed
 }
+
+const companyPath = (company: CompanyRef, resource: string) =>
+  `/v1/companies/${company.country}/${encodeURIComponent(company.number)}/${resource}`
+const companyRef = (key: Identifier): CompanyRef => ({
+  country: key.country,
+  number: key.companyNumber,
+  ...('name' in key ? { known: key } : {}),
+  reads: new Map(),
+})
+
+const readFinancials = (company: CompanyRef, limit: number) =>
+  read<FinancialsBody>(companyPath(company, `financials?limit=${limit}&offset=0`))
 
 function financialsOf(company: CompanyRef, limit: number) {
   let read = company.reads.get(limit)
@@ -70,11 +89,12 @@ function financialsOf(company: CompanyRef, limit: number) {
 }
 
 /**
- * Name or place from the financials read of this company already started in this request
+ * Name or place from the answer that led to the company, else from the financials read of this company already started in this request
  * (graphql-js calls every field resolver of the company before any of them resumes, so after
  * one microtask financials has started its read), else from a read of one record.
  */
 async function identity(company: CompanyRef, field: 'name' | 'place') {
+  if (company.known) return company.known[field] ?? null
   await undefined
   const [started] = company.reads.values()
   const body = await (started ?? financialsOf(company, 1))
@@ -85,14 +105,26 @@ const schema = createSchema<Record<string, never>>({
   typeDefs: /* GraphQL */ `
     enum Country { BE NL FR }
     scalar Date
-    type Query { company(country: Country!, number: String!): Company }
+    scalar DateTime
+    type Query {
+      company(country: Country!, number: String!): Company
+      list(listId: Int!): List
+    }
+    type List { name: String! companies(first: Int): ListCompanyConnection! }
+    type ListCompanyConnection { edges: [ListCompanyEdge!]! }
+    type ListCompanyEdge { matchedSince: DateTime! node: Company! }
     type Company {
       country: Country!
       number: String!
       name: String
       place: String
       financials(first: Int): FinancialConnection!
+      lookalikes(first: Int): LookalikeConnection!
+      shareholders: [Shareholder!]!
     }
+    type LookalikeConnection { edges: [LookalikeEdge!]! }
+    type LookalikeEdge { score: Float! node: Company! }
+    type Shareholder { percentage: Float company: Company }
     type FinancialConnection { nodes: [Financial!]! totalCount: Int! }
     type Financial {
       startDate: Date!
@@ -124,6 +156,24 @@ const schema = createSchema<Record<string, never>>({
         number: args.number,
         reads: new Map(),
       }),
+      // The list's details and its companies are read at once, as the gateway does for a list
+      // whose type it knows.
+      list: (_root: unknown, args: { listId: number }) => ({ id: args.listId }),
+    },
+    List: {
+      name: async (list: { id: number }) =>
+        (await read<{ data: { name: string }[] }>(`/v1/lists/${list.id}`)).data[0]?.name,
+      companies: async (list: { id: number }, args: { first?: number | null }) => {
+        const page = await read<{ data: { identifier: Identifier; matchedSince: string }[] }>(
+          `/v1/lists/${list.id}/companies?limit=${args.first ?? 20}&offset=0`,
+        )
+        return {
+          edges: page.data.map((member) => ({
+            matchedSince: member.matchedSince,
+            node: companyRef(member.identifier),
+          })),
+        }
+      },
     },
     Company: {
       name: (company: CompanyRef) => identity(company, 'name'),
@@ -131,6 +181,25 @@ const schema = createSchema<Record<string, never>>({
       financials: async (company: CompanyRef, args: { first?: number | null }) => {
         const body = await financialsOf(company, args.first ?? 20)
         return { nodes: body.data, totalCount: body.pagination.total }
+      },
+      lookalikes: async (company: CompanyRef, args: { first?: number | null }) => {
+        const body = await read<{ data: { companyId: Identifier; score: number }[] }>(
+          companyPath(company, 'lookalikes'),
+        )
+        return {
+          edges: body.data
+            .slice(0, args.first ?? 20)
+            .map((l) => ({ score: l.score, node: companyRef(l.companyId) })),
+        }
+      },
+      shareholders: async (company: CompanyRef) => {
+        const body = await read<{
+          data: { parents: { identifier: Identifier | null; percentage?: number | null }[] }
+        }>(companyPath(company, 'relationships'))
+        return body.data.parents.map((p) => ({
+          percentage: p.percentage ?? null,
+          company: p.identifier && companyRef(p.identifier),
+        }))
       },
     },
   },

@@ -26,8 +26,9 @@ import { SMALL, TRAVERSAL } from './queries.js'
  * 2. The gateway's VmRSS when ready and after 10,000 one-company operations (cache off).
  * 3. The frontend traversal (list → 40 companies → financials + 3 lookalikes { name financials }
  *    + shareholders { company { name } }) at 20 and 60 ms latency, cache off: its wall time over
- *    (3 × latency), the three dependent levels the target counts, and over (4 × latency), the
- *    round trips the gateway makes today (it reads the list's details first).
+ *    (3 × latency), the three dependent levels the target counts, through the gateway (32 and
+ *    512 upstream connections), bare graphql-yoga with the same schema shape, and direct REST
+ *    (the same reads sent from this process, each as soon as its input is in hand: the floor).
  *
  * In process (the gateway through `yoga.fetch`, the demo upstream on a worker thread, loopback
  * HTTP), with the cross-operation cache off (CACHE_TTL_SECONDS=0) unless said:
