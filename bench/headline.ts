@@ -253,6 +253,18 @@ function graphqlTarget(name: string, origin: string, child: Child): Target {
   }
 }
 
+/** A GET to the demo with its token, as a REST client sends it: the parsed body (throws unless 200). */
+async function restGet<T>(pool: Pool, path: string): Promise<T> {
+  const response = await pool.request({
+    path,
+    method: 'GET',
+    headers: { authorization: `Bearer ${DEMO_TOKEN}` },
+  })
+  const text = await response.body.text()
+  if (response.statusCode !== 200) throw new Error(`HTTP ${response.statusCode}`)
+  return JSON.parse(text) as T
+}
+
 function directTarget(demoUrl: string, opsFactor = 1): Target {
   const pool = new Pool(demoUrl, { connections: CONCURRENCY })
   return {
@@ -263,16 +275,9 @@ function directTarget(demoUrl: string, opsFactor = 1): Target {
       // The reads of one operation, in parallel, as a client would send them.
       await Promise.all(
         readsOf(op).map(async (path) => {
-          const response = await pool.request({
-            path,
-            method: 'GET',
-            headers: { authorization: `Bearer ${DEMO_TOKEN}` },
-          })
-          const text = await response.body.text()
-          if (response.statusCode !== 200) throw new Error(`HTTP ${response.statusCode}`)
-          const body = JSON.parse(text) as { data?: unknown[] }
+          const body = await restGet<{ data?: unknown[] }>(pool, path)
           if (body.data?.length !== op.statements) {
-            throw new Error(`wrong answer: ${text.slice(0, 200)}`)
+            throw new Error(`wrong answer: ${JSON.stringify(body).slice(0, 200)}`)
           }
         }),
       )
@@ -471,13 +476,7 @@ function directTraversal(demoUrl: string) {
     const read = <T>(path: string): Promise<T> => {
       let answer = reads.get(path)
       if (!answer) {
-        answer = pool
-          .request({ path, method: 'GET', headers: { authorization: `Bearer ${DEMO_TOKEN}` } })
-          .then(async (response) => {
-            const text = await response.body.text()
-            if (response.statusCode !== 200) throw new Error(`HTTP ${response.statusCode}`)
-            return JSON.parse(text)
-          })
+        answer = restGet(pool, path)
         reads.set(path, answer)
       }
       return answer as Promise<T>
@@ -550,12 +549,10 @@ async function sameAnswers(gateway: string, bare: string, demoUrl: string) {
     for (const op of spread.slice(0, 20)) {
       const a = await postGraphQL(gatewayPool, ONE_COMPANY, op.variables)
       const b = await postGraphQL(barePool, ONE_COMPANY, op.variables)
-      const response = await demoPool.request({
-        path: readsOf(op)[0] as string,
-        method: 'GET',
-        headers: { authorization: `Bearer ${DEMO_TOKEN}` },
-      })
-      const rest = (await response.body.json()) as { identifier: { name?: string } }
+      const rest = await restGet<{ identifier: { name?: string } }>(
+        demoPool,
+        readsOf(op)[0] as string,
+      )
       if (
         JSON.stringify(a.data) !== JSON.stringify(b.data) ||
         a.data?.company?.name !== (rest.identifier.name ?? null)
