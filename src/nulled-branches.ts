@@ -1,0 +1,174 @@
+import SchemaBuilder, {
+  BasePlugin,
+  type PothosOutputFieldConfig,
+  type SchemaTypes,
+} from '@pothos/core'
+import {
+  type FieldNode,
+  GraphQLError,
+  type GraphQLField,
+  type GraphQLFieldResolver,
+  type GraphQLOutputType,
+  type GraphQLResolveInfo,
+  getNamedType,
+  getNullableType,
+  isInterfaceType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  Kind,
+  responsePathAsArray,
+  type SelectionSetNode,
+} from 'graphql'
+import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga'
+import type { Context } from './context.js'
+
+/**
+ * Branches of the response that an error has already nulled: what is inside one is thrown away,
+ * so no upstream read is made for it. graphql-js stops waiting for such a branch and the
+ * operation's end then drops its reads; graphql-jit (src/compiled-execution.ts) runs every
+ * resolver to the end, so without this a failed statement that nulled a whole list still let
+ * each of the list's lookalikes read its statements.
+ *
+ * Each field that reads upstream (it declares an `upstreamCost`) is wrapped: when it fails, the
+ * branch its null lands on (the nearest nullable place above it) is noted; inside a noted branch,
+ * it fails at once with an error that no response shows.
+ */
+export class NulledBranches {
+  private readonly paths: (string | number)[][] = []
+
+  /** Notes the branch the failure of the field `info` describes makes null. */
+  note(info: GraphQLResolveInfo): void {
+    if (!isNonNullType(info.returnType)) return // its own null, with nothing below it yet
+    const path = responsePathAsArray(info.path)
+    const nullable = nullablePlaces(info, path)
+    let landing = path.length - 1
+    while (landing >= 0 && !nullable[landing]) landing--
+    this.paths.push(path.slice(0, landing + 1))
+  }
+
+  /** Whether the field at `info.path` is inside a branch already nulled. */
+  holds(info: GraphQLResolveInfo): boolean {
+    if (this.paths.length === 0) return false
+    const path = responsePathAsArray(info.path)
+    return this.paths.some(
+      (branch) => branch.length <= path.length && branch.every((key, i) => key === path[i]),
+    )
+  }
+}
+
+/** Thrown for a field inside a nulled branch; dropped from every response. */
+const INSIDE_NULLED_BRANCH = new GraphQLError('Inside a branch already nulled.', {
+  extensions: { code: 'INSIDE_NULLED_BRANCH' },
+})
+
+/**
+ * For each place of `path` (a field or a list item), whether null may stand there, from the
+ * operation's document: the path has response keys (aliases), and graphql-jit's paths do not
+ * name the parent types, so each key is looked up in the selections that can hold it. Fields
+ * that share a response key have the same nullability (validation checks it), so any one does.
+ */
+function nullablePlaces(info: GraphQLResolveInfo, path: readonly (string | number)[]): boolean[] {
+  const nullable: boolean[] = []
+  let type: GraphQLOutputType = info.schema.getQueryType() as GraphQLOutputType
+  let selections: SelectionSetNode[] = [info.operation.selectionSet]
+  for (const key of path) {
+    if (typeof key === 'number') {
+      const list = getNullableType(type)
+      if (!isListType(list)) break
+      type = list.ofType as GraphQLOutputType
+      nullable.push(!isNonNullType(type))
+      continue
+    }
+    const parent = getNamedType(type)
+    const fields = fieldsAt(info, selections, key, parent.name)
+    const first = fields[0]
+    if (!first) break
+    type = first.field.type
+    nullable.push(!isNonNullType(type))
+    selections = fields.flatMap(({ node }) => (node.selectionSet ? [node.selectionSet] : []))
+  }
+  return nullable
+}
+
+/** The fields of `sets` answered under `key`, each with its definition on the type it is asked of. */
+function fieldsAt(
+  info: GraphQLResolveInfo,
+  sets: readonly SelectionSetNode[],
+  key: string,
+  typeName: string,
+): { node: FieldNode; field: GraphQLField<unknown, unknown> }[] {
+  const found: { node: FieldNode; field: GraphQLField<unknown, unknown> }[] = []
+  const visited = new Set<string>()
+  const visit = (set: SelectionSetNode, on: string) => {
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FIELD) {
+        if ((selection.alias ?? selection.name).value !== key) continue
+        const owner = info.schema.getType(on)
+        const field =
+          isObjectType(owner) || isInterfaceType(owner)
+            ? owner.getFields()[selection.name.value]
+            : undefined
+        if (field) found.push({ node: selection, field })
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        visit(selection.selectionSet, selection.typeCondition?.name.value ?? on)
+      } else if (!visited.has(selection.name.value)) {
+        visited.add(selection.name.value)
+        const fragment = info.fragments[selection.name.value]
+        if (fragment) visit(fragment.selectionSet, fragment.typeCondition.name.value)
+      }
+    }
+  }
+  for (const set of sets) visit(set, typeName)
+  return found
+}
+
+/** Wraps every field that reads upstream; see NulledBranches. */
+class NulledBranchesPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
+  override wrapResolve(
+    resolver: GraphQLFieldResolver<unknown, Types['Context'], object>,
+    fieldConfig: PothosOutputFieldConfig<Types>,
+  ): GraphQLFieldResolver<unknown, Types['Context'], object> {
+    if (!fieldConfig.extensions?.upstreamCost) return resolver
+    return (parent, args, context, info) => {
+      const branches = (context as Context).nulledBranches
+      if (branches.holds(info)) throw INSIDE_NULLED_BRANCH
+      let result: unknown
+      try {
+        result = resolver(parent, args, context, info)
+      } catch (error) {
+        branches.note(info)
+        throw error
+      }
+      if (result instanceof Promise) result.catch(() => branches.note(info))
+      return result
+    }
+  }
+}
+
+declare global {
+  export namespace PothosSchemaTypes {
+    export interface Plugins<Types extends SchemaTypes> {
+      nulledBranches: NulledBranchesPlugin<Types>
+    }
+  }
+}
+
+SchemaBuilder.registerPlugin('nulledBranches', NulledBranchesPlugin)
+
+/** Drops the errors of fields inside nulled branches from every result, streamed ones too. */
+export function useNulledBranches(): Plugin {
+  return {
+    onExecute: () => ({
+      onExecuteDone: (payload) =>
+        handleStreamOrSingleExecutionResult(payload, ({ result, setResult }) => {
+          if (result.errors?.some((error) => error.originalError === INSIDE_NULLED_BRANCH)) {
+            const errors = result.errors.filter(
+              (error) => error.originalError !== INSIDE_NULLED_BRANCH,
+            )
+            setResult({ ...result, errors: errors.length > 0 ? errors : undefined })
+          }
+        }),
+    }),
+  }
+}
