@@ -12,25 +12,38 @@ import {
 } from 'graphql'
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit'
 import { makeExecute, type Plugin } from 'graphql-yoga'
+import { LRUCache } from 'lru-cache'
 
 /**
  * Runs operations with graphql-jit, which compiles an operation into a function (measured: a
- * cached one-company query took 30–40 % less CPU than through graphql-js). An operation is
- * compiled the second time its document comes (yoga's parser cache hands out the same document
- * for the same text), so a document sent once costs no compilation: a stream of one-off
- * documents cannot make the server compile all day. graphql-js runs, as before:
- * - a document the first time it comes;
+ * cached one-company query took 30–40 % less CPU than through graphql-js). graphql-js runs, as
+ * before:
+ * - a document the first time it comes (yoga's parser cache hands out the same document for the
+ *   same text), so a document sent once costs no compilation;
  * - @defer or @stream: graphql-jit has no incremental delivery;
+ * - a string literal holding graphql-jit's `__MAGIC_` markers: graphql-jit writes literal
+ *   arguments into the code it generates and turns its Date marker back into code, so such a
+ *   string would run on the server;
+ * - a non-null variable with a default: graphql-jit refuses it when it is not sent;
  * - more than MAX_EXPANDED_FIELDS fields once fragments are spread out: graphql-jit writes code
- *   for every path (measured: 35 fields took 1–5 ms to compile, 490 fields 13–19 ms, 2,000 fields 80–100 ms), and
- *   fragments that spread each other twice per level make 2^60 paths of a small document;
- * - anything graphql-jit cannot compile.
+ *   for every path (measured: 35 fields took 1–5 ms to compile, 490 fields 13–19 ms, 2,000
+ *   fields 80–100 ms), and fragments that spread each other twice per level make 2^60 paths;
+ * - once compiling has taken COMPILE_MS_PER_SECOND in the current second, and for what
+ *   graphql-jit cannot compile.
+ * At most MAX_COMPILED documents keep their compiled operations (least recently used go first),
+ * so that a stream of distinct documents bounds both the CPU and the memory it can take.
  */
-const MAX_EXPANDED_FIELDS = 1000
+const MAX_EXPANDED_FIELDS = 300
+const COMPILE_MS_PER_SECOND = 50
+const MAX_COMPILED = 100
 
 export function useCompiledExecution(): Plugin {
   /** Per document and operation name: seen once (undefined), compiled, or for graphql-js (null). */
-  const compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null | undefined>>()
+  const compiled = new LRUCache<DocumentNode, Map<string, CompiledQuery | null | undefined>>({
+    max: MAX_COMPILED,
+  })
+  let second = 0
+  let compilingMs = 0
 
   const compiledFor = (
     schema: GraphQLSchema,
@@ -48,17 +61,24 @@ export function useCompiledExecution(): Plugin {
       return undefined
     }
     let query = byName.get(name)
-    if (query === undefined) {
-      query = null
-      if (!isIncremental(document) && expandedFields(document) <= MAX_EXPANDED_FIELDS) {
-        const result = compileQuery(schema, document, operationName ?? undefined, {
-          // @skip/@include on a fragment spread applies to that spread only (graphql-jit#197).
-          useExperimentalPathBasedSkipInclude: true,
-        })
-        if (isCompiledQuery(result)) query = result
-      }
-      byName.set(name, query)
+    if (query !== undefined) return query
+    const now = performance.now()
+    if (Math.floor(now / 1000) !== second) {
+      second = Math.floor(now / 1000)
+      compilingMs = 0
     }
+    // Over this second's budget: graphql-js runs it, and a later request may compile it.
+    if (compilingMs >= COMPILE_MS_PER_SECOND) return undefined
+    query = null
+    if (compilable(document) && expandedFields(document) <= MAX_EXPANDED_FIELDS) {
+      const result = compileQuery(schema, document, operationName ?? undefined, {
+        // @skip/@include on a fragment spread applies to that spread only (graphql-jit#197).
+        useExperimentalPathBasedSkipInclude: true,
+      })
+      if (isCompiledQuery(result)) query = result
+    }
+    compilingMs += performance.now() - now
+    byName.set(name, query)
     return query
   }
 
@@ -81,18 +101,21 @@ export function useCompiledExecution(): Plugin {
   }
 }
 
-/** Whether the document asks for incremental delivery anywhere. */
-function isIncremental(document: DocumentNode): boolean {
+/** Whether nothing in the document keeps graphql-jit from running it as graphql-js would. */
+function compilable(document: DocumentNode): boolean {
   let found = false
+  const refuse = () => {
+    found = true
+    return BREAK
+  }
   visit(document, {
-    Directive(node) {
-      if (node.name.value === 'defer' || node.name.value === 'stream') {
-        found = true
-        return BREAK
-      }
-    },
+    Directive: (node) =>
+      node.name.value === 'defer' || node.name.value === 'stream' ? refuse() : undefined,
+    StringValue: (node) => (node.value.includes('__MAGIC_') ? refuse() : undefined),
+    VariableDefinition: (node) =>
+      node.type.kind === Kind.NON_NULL_TYPE && node.defaultValue ? refuse() : undefined,
   })
-  return found
+  return !found
 }
 
 /**

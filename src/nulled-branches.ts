@@ -4,6 +4,8 @@ import SchemaBuilder, {
   type SchemaTypes,
 } from '@pothos/core'
 import {
+  BREAK,
+  type DirectiveNode,
   type FieldNode,
   GraphQLError,
   type GraphQLField,
@@ -17,8 +19,10 @@ import {
   isNonNullType,
   isObjectType,
   Kind,
+  type OperationDefinitionNode,
   responsePathAsArray,
   type SelectionSetNode,
+  visit,
 } from 'graphql'
 import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga'
 import type { Context } from './context.js'
@@ -123,6 +127,29 @@ function fieldsAt(
   return found
 }
 
+const incremental = new WeakMap<OperationDefinitionNode, boolean>()
+
+/** Whether the operation asks for @defer or @stream, in itself or in its fragments. */
+function isIncremental(info: GraphQLResolveInfo): boolean {
+  let answer = incremental.get(info.operation)
+  if (answer === undefined) {
+    answer = false
+    const check = {
+      Directive(node: DirectiveNode) {
+        if (node.name.value === 'defer' || node.name.value === 'stream') {
+          answer = true
+          return BREAK
+        }
+      },
+    }
+    for (const node of [info.operation, ...Object.values(info.fragments)]) {
+      if (!answer) visit(node, check)
+    }
+    incremental.set(info.operation, answer)
+  }
+  return answer
+}
+
 /** Wraps every field that reads upstream; see NulledBranches. */
 class NulledBranchesPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
   override wrapResolve(
@@ -130,7 +157,14 @@ class NulledBranchesPlugin<Types extends SchemaTypes> extends BasePlugin<Types> 
     fieldConfig: PothosOutputFieldConfig<Types>,
   ): GraphQLFieldResolver<unknown, Types['Context'], object> {
     if (!fieldConfig.extensions?.upstreamCost) return resolver
+    const fieldName = fieldConfig.name
     return (parent, args, context, info) => {
+      // Called by another field (src/prefetch.ts starts its children's reads with its own
+      // info), or in an operation delivered in parts, where a null lands within its part:
+      // graphql-js runs those, and no branch is noted.
+      if (info.fieldName !== fieldName || isIncremental(info)) {
+        return resolver(parent, args, context, info)
+      }
       const branches = (context as Context).nulledBranches
       if (branches.holds(info)) throw INSIDE_NULLED_BRANCH
       let result: unknown
