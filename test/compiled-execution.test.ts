@@ -94,8 +94,16 @@ describe('compiled execution', () => {
       undefined,
     ],
     [
-      'nodes whose companies each fail a read',
-      `{ nodes(ids: ["${companyId(company)}", "${companyId(other)}"]) { ... on Company { name f: financials(first: -1) { totalCount } } } }`,
+      // graphql-jit builds results as object literals, where "__proto__" would set a prototype.
+      'aliases that are names of Object.prototype',
+      `{ __proto__: lists(first: 1) { constructor: totalCount nodes { __proto__: name toString: listId } } hasOwnProperty: __typename }`,
+      undefined,
+    ],
+    [
+      // `number`, not `name`: a name asked beside a refused field is still looked up, and with
+      // graphql-js that read lands after the answer, so the calls would differ by timing alone.
+      'nodes whose companies each refuse a field',
+      `{ nodes(ids: ["${companyId(company)}", "${companyId(other)}"]) { ... on Company { number f: financials(first: -1) { totalCount } } } }`,
       undefined,
     ],
     [
