@@ -3,7 +3,7 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql'
 import { getIntrospectionQuery } from 'graphql'
 import { createYoga, useReadinessCheck } from 'graphql-yoga'
 import { operationShapeLimits, useAcceptCheck, useBodyLimit, useKnownPaths } from './admission.js'
-import { useCompiledExecution } from './compiled-execution.js'
+import { type CompiledExecution, useCompiledExecution } from './compiled-execution.js'
 import type { Config } from './config.js'
 import { type Context, contextFactory, useExecutionCancellation } from './context.js'
 import { useDrain } from './drain.js'
@@ -28,8 +28,8 @@ import { WARM_UP } from './warm-up.js'
 
 export type GatewayConfig = Omit<Config, 'port' | 'host' | 'logLevel' | 'upstreamUrl'> & {
   upstreamUrl: string
-  /** false: every operation through graphql-js (tests compare the two executors). */
-  compiledExecution?: boolean
+  /** `never`: every operation through graphql-js (tests compare the two executors). */
+  compiledExecution?: CompiledExecution | 'never'
 }
 
 /**
@@ -111,7 +111,9 @@ export function createGateway(
       // @defer and @stream over multipart/mixed and text/event-stream.
       useDeferStream(),
       // After the plugins that set graphql-js's executor: for what it compiles, graphql-jit's.
-      ...(config.compiledExecution === false ? [] : [useCompiledExecution()]),
+      ...(config.compiledExecution === 'never'
+        ? []
+        : [useCompiledExecution(config.compiledExecution)]),
       // After every request parser is set (yoga's own come first).
       useBodyLimit(config.maxBodyBytes),
     ],

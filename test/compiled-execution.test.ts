@@ -25,7 +25,7 @@ vi.mock('graphql-jit', async (importOriginal) => {
 
 const stack = await startStack({ upstreamToken: 'demo-token' })
 // The same gateway with every operation through graphql-js, on the same demo upstream.
-const plain = stack.replica({ compiledExecution: false })
+const plain = stack.replica({ compiledExecution: 'never' })
 const { demo } = stack
 const { data } = demo
 const list = data.lists.find((l) => l.amountOfCompanies >= 40)
