@@ -6,6 +6,7 @@ import {
   GraphQLError,
   type GraphQLSchema,
   Kind,
+  parse,
   type SelectionSetNode,
   type Source,
   visit,
@@ -23,7 +24,9 @@ import { LRUCache } from 'lru-cache'
  * - @defer or @stream: graphql-jit has no incremental delivery;
  * - a string literal holding graphql-jit's `__MAGIC_` markers: graphql-jit writes literal
  *   arguments into the code it generates and turns its Date marker back into code, so such a
- *   string would run on the server;
+ *   string would run on the server; a string literal over MAX_STRING_LITERAL characters;
+ * - @skip/@include on a fragment spread or inline fragment, and response keys with `_`, `idxN`
+ *   or a capital first letter (see compilable());
  * - a non-null variable with a default: graphql-jit refuses it when it is not sent;
  * - more than MAX_EXPANDED_FIELDS fields once fragments are spread out: graphql-jit writes code
  *   for every path (measured: 35 fields took 1–5 ms to compile, 490 fields 13–19 ms, 2,000
@@ -36,6 +39,7 @@ import { LRUCache } from 'lru-cache'
 const MAX_EXPANDED_FIELDS = 300
 const COMPILE_MS_PER_SECOND = 50
 const MAX_COMPILED = 100
+const MAX_STRING_LITERAL = 256
 
 /**
  * `repeated`: a document is compiled the second time it comes. `always`: the first time (the test
@@ -76,8 +80,11 @@ export function useCompiledExecution(when: CompiledExecution = 'repeated'): Plug
     // Over this second's budget: graphql-js runs it, and a later request may compile it.
     if (compilingMs >= COMPILE_MS_PER_SECOND) return undefined
     query = null
-    if (compilable(document) && expandedFields(document) <= MAX_EXPANDED_FIELDS) {
-      const result = compileQuery(schema, document, operationName ?? undefined, {
+    const source = document.loc?.source
+    if (source && compilable(document) && expandedFields(document) <= MAX_EXPANDED_FIELDS) {
+      // A fresh copy of the document: graphql-jit writes @skip/@include conditions onto the AST
+      // nodes, and yoga's parser cache shares them with every other operation of the document.
+      const result = compileQuery(schema, parse(source), operationName ?? undefined, {
         // @skip/@include on a fragment spread applies to that spread only (graphql-jit#197).
         useExperimentalPathBasedSkipInclude: true,
       })
@@ -117,7 +124,25 @@ function compilable(document: DocumentNode): boolean {
   visit(document, {
     Directive: (node) =>
       node.name.value === 'defer' || node.name.value === 'stream' ? refuse() : undefined,
-    StringValue: (node) => (node.value.includes('__MAGIC_') ? refuse() : undefined),
+    // graphql-jit drops a fragment's second spread when its first is skipped (and applies a
+    // spread's condition across type conditions): graphql-js runs those.
+    FragmentSpread: (node) => (node.directives?.length ? refuse() : undefined),
+    InlineFragment: (node) => (node.directives?.length ? refuse() : undefined),
+    // graphql-jit names each field's resolve info by its response path's keys joined with `_`
+    // (list items `idxN`, type names between): keys that could make two paths one name would
+    // hand one field another's info.
+    Field: (node) => {
+      const key = node.alias?.value ?? node.name.value
+      return key !== '__typename' && (key.includes('_') || /^(idx\d|[A-Z])/.test(key))
+        ? refuse()
+        : undefined
+    },
+    // Written into the generated code once per response path: long literals would make a small
+    // document a large function. (Marker strings: see above.)
+    StringValue: (node) =>
+      node.value.includes('__MAGIC_') || node.value.length > MAX_STRING_LITERAL
+        ? refuse()
+        : undefined,
     VariableDefinition: (node) =>
       node.type.kind === Kind.NON_NULL_TYPE && node.defaultValue ? refuse() : undefined,
   })
