@@ -38,7 +38,12 @@ describe('hostile: a branch nulled while a read of it is in flight', () => {
   it('answers, and calls the upstream, as graphql-js does', async () => {
     const reference = await run(plain)
     const compiled = await run(stack)
-    console.log({ referenceMs: reference.ms, compiledMs: compiled.ms, referenceCalls: reference.calls, compiledCalls: compiled.calls })
+    console.log({
+      referenceMs: reference.ms,
+      compiledMs: compiled.ms,
+      referenceCalls: reference.calls,
+      compiledCalls: compiled.calls,
+    })
     expect(reference.body.data).toEqual({ a: null })
     expect(compiled.body.errors).toEqual(reference.body.errors)
     expect(compiled.calls).toEqual(reference.calls)

@@ -46,6 +46,8 @@ export class NulledBranches {
     if (!isNonNullType(info.returnType)) return // its own null, with nothing below it yet
     const path = responsePathAsArray(info.path)
     const nullable = nullablePlaces(info, path)
+    // A path the document does not lead along to the end: note nothing rather than guess.
+    if (nullable.length < path.length) return
     let landing = path.length - 1
     while (landing >= 0 && !nullable[landing]) landing--
     this.paths.push(path.slice(0, landing + 1))
@@ -75,7 +77,9 @@ const INSIDE_NULLED_BRANCH = new GraphQLError('Inside a branch already nulled.',
 function nullablePlaces(info: GraphQLResolveInfo, path: readonly (string | number)[]): boolean[] {
   const nullable: boolean[] = []
   let type: GraphQLOutputType = info.schema.getQueryType() as GraphQLOutputType
-  let selections: SelectionSetNode[] = [info.operation.selectionSet]
+  // Each selection set with the type it is asked of: fields under one key may come from
+  // fragments on different types (their nullability is the same, validation checks it).
+  let selections: Selected[] = [{ set: info.operation.selectionSet, on: getNamedType(type).name }]
   for (const key of path) {
     if (typeof key === 'number') {
       const list = getNullableType(type)
@@ -84,23 +88,28 @@ function nullablePlaces(info: GraphQLResolveInfo, path: readonly (string | numbe
       nullable.push(!isNonNullType(type))
       continue
     }
-    const parent = getNamedType(type)
-    const fields = fieldsAt(info, selections, key, parent.name)
+    const fields = fieldsAt(info, selections, key)
     const first = fields[0]
     if (!first) break
     type = first.field.type
     nullable.push(!isNonNullType(type))
-    selections = fields.flatMap(({ node }) => (node.selectionSet ? [node.selectionSet] : []))
+    selections = fields.flatMap(({ node, field }) =>
+      node.selectionSet ? [{ set: node.selectionSet, on: getNamedType(field.type).name }] : [],
+    )
   }
   return nullable
 }
 
 /** The fields of `sets` answered under `key`, each with its definition on the type it is asked of. */
+interface Selected {
+  set: SelectionSetNode
+  on: string
+}
+
 function fieldsAt(
   info: GraphQLResolveInfo,
-  sets: readonly SelectionSetNode[],
+  sets: readonly Selected[],
   key: string,
-  typeName: string,
 ): { node: FieldNode; field: GraphQLField<unknown, unknown> }[] {
   const found: { node: FieldNode; field: GraphQLField<unknown, unknown> }[] = []
   const visited = new Set<string>()
@@ -123,7 +132,7 @@ function fieldsAt(
       }
     }
   }
-  for (const set of sets) visit(set, typeName)
+  for (const { set, on } of sets) visit(set, on)
   return found
 }
 

@@ -12,17 +12,21 @@ import { startStack } from './support/stack.js'
  */
 
 const stack = await startStack({ upstreamToken: 'demo-token' })
-const plain = stack.replica({ compiledExecution: false })
+const plain = stack.replica({ compiledExecution: 'never' })
 const { demo } = stack
 const { data } = demo
-const company = data.companies.find(
+const found = data.companies.find(
   (c) =>
     data.contactsOf(c).length > 0 &&
     data.relationshipsOf(c).parents.some((p) => p.identifier) &&
     data.lookalikesOf(c).length >= 2 &&
-    data.lookalikesOf(c).slice(0, 2).every((l) => typeof l.company.name === 'string'),
+    data
+      .lookalikesOf(c)
+      .slice(0, 2)
+      .every((l) => typeof l.company.name === 'string'),
 )
-if (!company) throw new Error('demo data lacks a company with contacts, shareholders and peers')
+if (!found) throw new Error('demo data lacks a company with contacts, shareholders and peers')
+const company = found
 const id = Buffer.from(`Company:${company.country}:${company.companyNumber}`).toString('base64url')
 const peers = data
   .lookalikesOf(company)
@@ -44,13 +48,17 @@ async function run(gateway: Pick<typeof stack, 'post'>) {
   // peers come later.
   for (const parent of data.relationshipsOf(company).parents) {
     const at = parent.identifier
-    if (at) demo.inject({ path: `/v1/companies/${at.country}/${at.companyNumber}/financials`, status: 404 })
+    if (at)
+      demo.inject({
+        path: `/v1/companies/${at.country}/${at.companyNumber}/financials`,
+        status: 404,
+      })
   }
   demo.inject({ path: /\/lookalikes$/, delayMs: 300 })
   return (await gateway.post(query)).body
 }
 
-describe('hostile: a failure deep under node()', () => {
+describe('nulled branches: a failure deep under node()', () => {
   it.each([
     ['compiled', stack],
     ['graphql-js', plain],
@@ -66,12 +74,19 @@ describe('hostile: a failure deep under node()', () => {
   it('does not null the whole node, with no error of its own, for one shareholder', async () => {
     // The same, with the peers' statements asked too: their hidden INSIDE_NULLED_BRANCH errors
     // null the non-null chain up to node, which answers null; the one error shown points inside it.
-    const deeper = query.replace('nodes { name }', 'nodes { name financials(first: 1) { totalCount } }')
+    const deeper = query.replace(
+      'nodes { name }',
+      'nodes { name financials(first: 1) { totalCount } }',
+    )
     await stack.post(deeper)
     demo.reset()
     for (const parent of data.relationshipsOf(company).parents) {
       const at = parent.identifier
-      if (at) demo.inject({ path: `/v1/companies/${at.country}/${at.companyNumber}/financials`, status: 404 })
+      if (at)
+        demo.inject({
+          path: `/v1/companies/${at.country}/${at.companyNumber}/financials`,
+          status: 404,
+        })
     }
     demo.inject({ path: /\/lookalikes$/, delayMs: 300 })
     const { body } = await stack.post(deeper)
@@ -85,10 +100,15 @@ describe('hostile: a failure deep under node()', () => {
         data.contactsOf(c).length > 0 &&
         data.relationshipsOf(c).parents.some((p) => p.identifier) &&
         data.lookalikesOf(c).length >= 2 &&
-        data.lookalikesOf(c).slice(0, 2).every((l) => data.contactsOf(l.company).length > 0),
+        data
+          .lookalikesOf(c)
+          .slice(0, 2)
+          .every((l) => data.contactsOf(l.company).length > 0),
     )
     if (!peer) throw new Error('demo data lacks such a company')
-    const peerId = Buffer.from(`Company:${peer.country}:${peer.companyNumber}`).toString('base64url')
+    const peerId = Buffer.from(`Company:${peer.country}:${peer.companyNumber}`).toString(
+      'base64url',
+    )
     const refused = (withList: boolean) => `{ node(id: "${peerId}") {
       ${withList ? '... on List { k: companies(first: 1) { n: nodes { number } } }' : ''}
       ... on Company {
