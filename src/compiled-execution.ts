@@ -14,6 +14,7 @@ import {
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit'
 import { makeExecute, type Plugin } from 'graphql-yoga'
 import { LRUCache } from 'lru-cache'
+import type { Context } from './context.js'
 
 /**
  * Runs operations with graphql-jit, which compiles an operation into a function (measured: a
@@ -99,6 +100,7 @@ export function useCompiledExecution(when: CompiledExecution = 'repeated'): Plug
     onExecute({ args, setExecuteFn }) {
       const query = compiledFor(args.schema, args.document, args.operationName)
       if (!query) return
+      ;(args.contextValue as unknown as Context).nulledBranches.waitsForEveryField = true
       const source = args.document.loc?.source
       setExecuteFn(
         makeExecute(async (execution) => {

@@ -40,6 +40,10 @@ import type { Context } from './context.js'
  */
 export class NulledBranches {
   private readonly paths: (string | number)[][] = []
+  /** Set when graphql-jit runs the operation: it waits for every field it has started. */
+  waitsForEveryField = false
+  /** Fields still waited for, each with its path and how to end the wait. */
+  private readonly pending = new Set<{ path: (string | number)[]; end: () => void }>()
 
   /** Notes the branch the failure of the field `info` describes makes null. */
   note(info: GraphQLResolveInfo): void {
@@ -50,18 +54,56 @@ export class NulledBranches {
     if (nullable.length < path.length) return
     let landing = path.length - 1
     while (landing >= 0 && !nullable[landing]) landing--
-    this.paths.push(path.slice(0, landing + 1))
+    const branch = path.slice(0, landing + 1)
+    this.paths.push(branch)
+    // graphql-jit waits for every field it has started: those inside the branch end now (their
+    // reads, retries included, end with the operation, as with graphql-js).
+    for (const entry of this.pending) if (within(branch, entry.path)) entry.end()
+  }
+
+  /**
+   * `result`, noting its failure; under graphql-jit, INSIDE_NULLED_BRANCH at once if the field's
+   * branch is nulled meanwhile.
+   */
+  awaited<T>(info: GraphQLResolveInfo, result: Promise<T>): Promise<T> {
+    if (!this.waitsForEveryField) {
+      // graphql-js stops waiting for a nulled branch itself.
+      result.catch(() => this.note(info))
+      return result
+    }
+    return new Promise<T>((resolve, reject) => {
+      const entry = {
+        path: responsePathAsArray(info.path),
+        end: () => {
+          this.pending.delete(entry)
+          reject(INSIDE_NULLED_BRANCH)
+        },
+      }
+      this.pending.add(entry)
+      result.then(
+        (value) => {
+          this.pending.delete(entry)
+          resolve(value)
+        },
+        (error) => {
+          this.pending.delete(entry)
+          this.note(info)
+          reject(error)
+        },
+      )
+    })
   }
 
   /** Whether the field at `info.path` is inside a branch already nulled. */
   holds(info: GraphQLResolveInfo): boolean {
     if (this.paths.length === 0) return false
     const path = responsePathAsArray(info.path)
-    return this.paths.some(
-      (branch) => branch.length <= path.length && branch.every((key, i) => key === path[i]),
-    )
+    return this.paths.some((branch) => within(branch, path))
   }
 }
+
+const within = (branch: readonly (string | number)[], path: readonly (string | number)[]) =>
+  branch.length <= path.length && branch.every((key, i) => key === path[i])
 
 /** Thrown for a field inside a nulled branch; dropped from every response. */
 const INSIDE_NULLED_BRANCH = new GraphQLError('Inside a branch already nulled.', {
@@ -183,8 +225,7 @@ class NulledBranchesPlugin<Types extends SchemaTypes> extends BasePlugin<Types> 
         branches.note(info)
         throw error
       }
-      if (result instanceof Promise) result.catch(() => branches.note(info))
-      return result
+      return result instanceof Promise ? branches.awaited(info, result) : result
     }
   }
 }
