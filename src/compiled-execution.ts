@@ -34,12 +34,14 @@ import type { Context } from './context.js'
  *   fields 80–100 ms), and fragments that spread each other twice per level make 2^60 paths;
  * - once compiling has taken COMPILE_MS_PER_SECOND in the current second, and for what
  *   graphql-jit cannot compile.
- * At most MAX_COMPILED documents keep their compiled operations (least recently used go first),
- * so that a stream of distinct documents bounds both the CPU and the memory it can take.
+ * Compiled operations are kept for at most MAX_COMPILED_FIELDS fields in all (least recently used
+ * go first): graphql-jit's code grows with the fields it answers (measured: about 6 KB per field,
+ * 1.8 MB for a document of 297 fields, with or without long literals), so that a stream of
+ * distinct documents bounds both the CPU and the memory it can take.
  */
 const MAX_EXPANDED_FIELDS = 300
 const COMPILE_MS_PER_SECOND = 50
-const MAX_COMPILED = 100
+const MAX_COMPILED_FIELDS = 5_000
 const MAX_STRING_LITERAL = 256
 
 /**
@@ -48,41 +50,53 @@ const MAX_STRING_LITERAL = 256
  */
 export type CompiledExecution = 'repeated' | 'always'
 
-export function useCompiledExecution(when: CompiledExecution = 'repeated'): Plugin {
+/** The operations compiled so far, within the limits above. */
+export class CompiledOperations {
   /** Per document and operation name: seen once (undefined), compiled, or for graphql-js (null). */
-  const compiled = new LRUCache<DocumentNode, Map<string, CompiledQuery | null | undefined>>({
-    max: MAX_COMPILED,
-  })
-  let second = 0
-  let compilingMs = 0
+  private readonly compiled: LRUCache<DocumentNode, Map<string, CompiledQuery | null | undefined>>
+  private second = 0
+  private compilingMs = 0
 
-  const compiledFor = (
+  constructor(
+    private readonly when: CompiledExecution = 'repeated',
+    maxCompiledFields = MAX_COMPILED_FIELDS,
+  ) {
+    this.compiled = new LRUCache({
+      maxSize: maxCompiledFields,
+      // A document seen once or left to graphql-js weighs little; compiled ones by their fields.
+      sizeCalculation: () => 1,
+    })
+  }
+
+  /** The compiled operation to run, or undefined for graphql-js. */
+  for(
     schema: GraphQLSchema,
     document: DocumentNode,
     operationName: string | null | undefined,
-  ) => {
-    let byName = compiled.get(document)
+  ): CompiledQuery | undefined {
+    let byName = this.compiled.get(document)
     if (!byName) {
       byName = new Map()
-      compiled.set(document, byName)
+      this.compiled.set(document, byName)
     }
     const name = operationName ?? ''
-    if (when === 'repeated' && !byName.has(name)) {
+    if (this.when === 'repeated' && !byName.has(name)) {
       byName.set(name, undefined)
       return undefined
     }
     let query = byName.get(name)
-    if (query !== undefined) return query
+    if (query !== undefined) return query ?? undefined
     const now = performance.now()
-    if (Math.floor(now / 1000) !== second) {
-      second = Math.floor(now / 1000)
-      compilingMs = 0
+    if (Math.floor(now / 1000) !== this.second) {
+      this.second = Math.floor(now / 1000)
+      this.compilingMs = 0
     }
     // Over this second's budget: graphql-js runs it, and a later request may compile it.
-    if (compilingMs >= COMPILE_MS_PER_SECOND) return undefined
+    if (this.compilingMs >= COMPILE_MS_PER_SECOND) return undefined
     query = null
     const source = document.loc?.source
-    if (source && compilable(document) && expandedFields(document) <= MAX_EXPANDED_FIELDS) {
+    const fields = source && compilable(document) ? expandedFields(document) : Infinity
+    if (source && fields <= MAX_EXPANDED_FIELDS) {
       // A fresh copy of the document: graphql-jit writes @skip/@include conditions onto the AST
       // nodes, and yoga's parser cache shares them with every other operation of the document.
       const result = compileQuery(schema, parse(source), operationName ?? undefined, {
@@ -91,14 +105,22 @@ export function useCompiledExecution(when: CompiledExecution = 'repeated'): Plug
       })
       if (isCompiledQuery(result)) query = result
     }
-    compilingMs += performance.now() - now
+    this.compilingMs += performance.now() - now
     byName.set(name, query)
+    if (!query) return undefined
+    const operations = [...byName.values()].filter(Boolean).length
+    // lru-cache weighs an entry again only when its value changes: set it anew.
+    this.compiled.delete(document)
+    this.compiled.set(document, byName, { size: fields * operations })
     return query
   }
+}
 
+export function useCompiledExecution(when: CompiledExecution = 'repeated'): Plugin {
+  const operations = new CompiledOperations(when)
   return {
     onExecute({ args, setExecuteFn }) {
-      const query = compiledFor(args.schema, args.document, args.operationName)
+      const query = operations.for(args.schema, args.document, args.operationName)
       if (!query) return
       ;(args.contextValue as unknown as Context).nulledBranches.waitsForEveryField = true
       const source = args.document.loc?.source

@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { parse } from 'graphql'
 import { describe, expect, it, vi } from 'vitest'
 import { SMALL, TRAVERSAL } from '../bench/queries.js'
-import { expandedFields } from '../src/compiled-execution.js'
+import { CompiledOperations, expandedFields } from '../src/compiled-execution.js'
+import { schema } from '../src/schema/index.js'
 import { startStack } from './support/stack.js'
 
 /**
@@ -252,6 +253,26 @@ describe('compiled execution', () => {
       expect((await plain.post(refused)).body).toEqual(first.body)
     }
     expect(compiles.count).toBe(before + 1)
+  })
+
+  it('keeps compiled operations up to a number of fields in all, least recently used first', () => {
+    // graphql-jit's code grows with the fields (about 6 KB each): the bound is on fields, so
+    // large documents cannot make the kept code large.
+    const operations = new CompiledOperations('always', 100)
+    const document = (i: number) =>
+      parse(`{ ${Array.from({ length: 40 }, (_, n) => `f${i}x${n}: __typename`).join(' ')} }`)
+    const [a, b, c] = [document(0), document(1), document(2)]
+    const first = operations.for(schema, a, undefined)
+    expect(first).toBeDefined()
+    expect(operations.for(schema, a, undefined)).toBe(first)
+    const second = operations.for(schema, b, undefined)
+    expect(second).toBeDefined()
+    // 120 fields: `a`, the least recently used, goes.
+    const third = operations.for(schema, c, undefined)
+    expect(operations.for(schema, c, undefined)).toBe(third)
+    const again = operations.for(schema, a, undefined)
+    expect(again).toBeDefined()
+    expect(again).not.toBe(first)
   })
 
   it('counts fields as spread out, each fragment once', () => {
