@@ -84,6 +84,8 @@ export function contextFactory(
     if (request.signal.aborted) ended.abort(OPERATION_ENDED)
     else
       request.signal.addEventListener('abort', () => ended.abort(OPERATION_ENDED), { once: true })
+    const address = req?.socket.remoteAddress
+    let fairnessKey: string | undefined
     let used = 0
     let cacheHits = 0
     let staleReads = 0
@@ -92,11 +94,12 @@ export function contextFactory(
       trace: operationTraceOf(request),
       caller: { token, language: languageOf(request.headers.get('accept-language')) },
       // Callers share connections fairly by their token, or else by their address, so that
-      // sending no token, or many operations at once, buys no bigger share.
-      fairnessKey: hash([
-        'fairness',
-        token ?? `address ${req?.socket.remoteAddress ?? randomUUID()}`,
-      ]),
+      // sending no token, or many operations at once, buys no bigger share. Worked out when a
+      // read first waits for a connection: an operation served from the cache needs none.
+      get fairnessKey() {
+        fairnessKey ??= hash(['fairness', token ?? `address ${address ?? randomUUID()}`])
+        return fairnessKey
+      },
       signal: ended.signal,
       deadline: Date.now() + settings.operationTimeoutMs,
       limit: settings.maxOperationCost,
