@@ -25,9 +25,10 @@ import type { Context } from './context.js'
  * - @defer or @stream: graphql-jit has no incremental delivery;
  * - a string literal holding graphql-jit's `__MAGIC_` markers: graphql-jit writes literal
  *   arguments into the code it generates and turns its Date marker back into code, so such a
- *   string would run on the server; a string literal over MAX_STRING_LITERAL characters;
- * - @skip/@include on a fragment spread or inline fragment, and response keys with `_`, `idxN`
- *   or a capital first letter (see compilable());
+ *   string would run on the server; literal arguments over MAX_LITERAL_CHARACTERS in all;
+ * - any directive (@skip/@include: graphql-jit got them wrong on fragment spreads and on fields
+ *   merged under one response key), and response keys with `_`, `idxN` or a capital first letter
+ *   (see compilable());
  * - a non-null variable with a default: graphql-jit refuses it when it is not sent;
  * - more than MAX_EXPANDED_FIELDS fields once fragments are spread out: graphql-jit writes code
  *   for every path (measured: 35 fields took 1–5 ms to compile, 490 fields 13–19 ms, 2,000
@@ -36,13 +37,15 @@ import type { Context } from './context.js'
  *   graphql-jit cannot compile.
  * Compiled operations are kept for at most MAX_COMPILED_FIELDS fields in all (least recently used
  * go first): graphql-jit's code grows with the fields it answers (measured: about 6 KB per field,
- * 1.8 MB for a document of 297 fields, with or without long literals), so that a stream of
- * distinct documents bounds both the CPU and the memory it can take.
+ * 1.8 MB for a document of 297 fields), so that a stream of distinct documents bounds both the
+ * CPU and the memory it can take. At most MAX_DOCUMENTS documents are remembered at all (those
+ * seen once too), fewer than yoga's parser cache keeps, so none is kept only for this.
  */
 const MAX_EXPANDED_FIELDS = 300
 const COMPILE_MS_PER_SECOND = 50
 const MAX_COMPILED_FIELDS = 5_000
-const MAX_STRING_LITERAL = 256
+const MAX_DOCUMENTS = 1_000
+const MAX_LITERAL_CHARACTERS = 512
 
 /**
  * `repeated`: a document is compiled the second time it comes. `always`: the first time (the test
@@ -50,19 +53,26 @@ const MAX_STRING_LITERAL = 256
  */
 export type CompiledExecution = 'repeated' | 'always'
 
+/** A compiled operation and the fields it answers (its weight in the cache). */
+interface Compiled {
+  query: CompiledQuery
+  fields: number
+}
+
 /** The operations compiled so far, within the limits above. */
 export class CompiledOperations {
   /** Per document and operation name: seen once (undefined), compiled, or for graphql-js (null). */
-  private readonly compiled: LRUCache<DocumentNode, Map<string, CompiledQuery | null | undefined>>
+  private readonly compiled: LRUCache<DocumentNode, Map<string, Compiled | null | undefined>>
   private second = 0
   private compilingMs = 0
 
   constructor(
     private readonly when: CompiledExecution = 'repeated',
-    maxCompiledFields = MAX_COMPILED_FIELDS,
+    { fields = MAX_COMPILED_FIELDS, documents = MAX_DOCUMENTS } = {},
   ) {
     this.compiled = new LRUCache({
-      maxSize: maxCompiledFields,
+      max: documents,
+      maxSize: fields,
       // A document seen once or left to graphql-js weighs little; compiled ones by their fields.
       sizeCalculation: () => 1,
     })
@@ -84,8 +94,8 @@ export class CompiledOperations {
       byName.set(name, undefined)
       return undefined
     }
-    let query = byName.get(name)
-    if (query !== undefined) return query ?? undefined
+    const known = byName.get(name)
+    if (known !== undefined) return known?.query
     const now = performance.now()
     if (Math.floor(now / 1000) !== this.second) {
       this.second = Math.floor(now / 1000)
@@ -93,9 +103,9 @@ export class CompiledOperations {
     }
     // Over this second's budget: graphql-js runs it, and a later request may compile it.
     if (this.compilingMs >= COMPILE_MS_PER_SECOND) return undefined
-    query = null
+    let query: CompiledQuery | undefined
     const source = document.loc?.source
-    const fields = source && compilable(document) ? expandedFields(document) : Infinity
+    const fields = source && compilable(document) ? expandedFields(document, name) : Infinity
     if (source && fields <= MAX_EXPANDED_FIELDS) {
       // A fresh copy of the document: graphql-jit writes @skip/@include conditions onto the AST
       // nodes, and yoga's parser cache shares them with every other operation of the document.
@@ -106,12 +116,13 @@ export class CompiledOperations {
       if (isCompiledQuery(result)) query = result
     }
     this.compilingMs += performance.now() - now
-    byName.set(name, query)
+    byName.set(name, query ? { query, fields } : null)
     if (!query) return undefined
-    const operations = [...byName.values()].filter(Boolean).length
+    let size = 0
+    for (const compiled of byName.values()) size += compiled?.fields ?? 0
     // lru-cache weighs an entry again only when its value changes: set it anew.
     this.compiled.delete(document)
-    this.compiled.set(document, byName, { size: fields * operations })
+    this.compiled.set(document, byName, { size })
     return query
   }
 }
@@ -129,7 +140,9 @@ export function useCompiledExecution(when: CompiledExecution = 'repeated'): Plug
           const result = await query.query(
             execution.rootValue,
             execution.contextValue,
-            execution.variableValues,
+            // graphql-jit reads a variable not sent as `variables[name]`: `$constructor` would
+            // find Object's. No prototype, nothing inherited.
+            Object.assign(Object.create(null), execution.variableValues),
           )
           return source ? located(result, source) : result
         }),
@@ -145,13 +158,12 @@ function compilable(document: DocumentNode): boolean {
     found = true
     return BREAK
   }
+  let literalCharacters = 0
   visit(document, {
-    Directive: (node) =>
-      node.name.value === 'defer' || node.name.value === 'stream' ? refuse() : undefined,
-    // graphql-jit drops a fragment's second spread when its first is skipped (and applies a
-    // spread's condition across type conditions): graphql-js runs those.
-    FragmentSpread: (node) => (node.directives?.length ? refuse() : undefined),
-    InlineFragment: (node) => (node.directives?.length ? refuse() : undefined),
+    // @defer/@stream, and @skip/@include: graphql-jit dropped a fragment's second spread when
+    // its first was skipped, and ran the selections of a skipped field merged with another
+    // under one response key (41 upstream calls for an estimate of 1).
+    Directive: refuse,
     // graphql-jit names each field's resolve info by its response path's keys joined with `_`
     // (list items `idxN`, type names between): keys that could make two paths one name would
     // hand one field another's info.
@@ -161,23 +173,31 @@ function compilable(document: DocumentNode): boolean {
         ? refuse()
         : undefined
     },
-    // Written into the generated code once per response path: long literals would make a small
-    // document a large function. (Marker strings: see above.)
-    StringValue: (node) =>
-      node.value.includes('__MAGIC_') || node.value.length > MAX_STRING_LITERAL
-        ? refuse()
-        : undefined,
-    VariableDefinition: (node) =>
-      node.type.kind === Kind.NON_NULL_TYPE && node.defaultValue ? refuse() : undefined,
+    // Literal arguments are written into the generated code once per response path: long ones
+    // (one string, or a list of many short ones) would make a small document a large function.
+    Argument: (node) => {
+      if (node.value.kind === Kind.VARIABLE || !node.value.loc) return undefined
+      literalCharacters += node.value.loc.end - node.value.loc.start
+      return literalCharacters > MAX_LITERAL_CHARACTERS ? refuse() : undefined
+    },
+    StringValue: (node) => (node.value.includes('__MAGIC_') ? refuse() : undefined),
+    VariableDefinition: (node) => {
+      if (node.type.kind === Kind.NON_NULL_TYPE && node.defaultValue) return refuse()
+      if (node.defaultValue?.loc) {
+        literalCharacters += node.defaultValue.loc.end - node.defaultValue.loc.start
+      }
+      return literalCharacters > MAX_LITERAL_CHARACTERS ? refuse() : undefined
+    },
   })
   return !found
 }
 
 /**
- * Fields a document has once its fragments are spread out, counted no further than past the
- * limit: each fragment is counted once, so this takes time proportional to the document.
+ * Fields the operation named (every operation when none is) has once fragments are spread out,
+ * counted no further than past the limit: each fragment is counted once, so this takes time
+ * proportional to the document.
  */
-export function expandedFields(document: DocumentNode): number {
+export function expandedFields(document: DocumentNode, operationName?: string): number {
   const fragments = new Map<string, FragmentDefinitionNode>()
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) {
@@ -208,7 +228,12 @@ export function expandedFields(document: DocumentNode): number {
   }
   let fields = 0
   for (const definition of document.definitions) {
-    if (definition.kind === Kind.OPERATION_DEFINITION) fields += count(definition.selectionSet)
+    if (
+      definition.kind === Kind.OPERATION_DEFINITION &&
+      (!operationName || definition.name?.value === operationName)
+    ) {
+      fields += count(definition.selectionSet)
+    }
   }
   return Math.min(fields, tooMany)
 }

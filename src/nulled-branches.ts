@@ -56,9 +56,14 @@ export class NulledBranches {
     while (landing >= 0 && !nullable[landing]) landing--
     const branch = path.slice(0, landing + 1)
     this.paths.push(branch)
-    // graphql-jit waits for every field it has started: those inside the branch end now (their
-    // reads, retries included, end with the operation, as with graphql-js).
-    for (const entry of this.pending) if (within(branch, entry.path)) entry.end()
+    if (this.pending.size === 0) return
+    // graphql-jit waits for every field it has started: those inside the branch end (their
+    // reads, retries included, end with the operation, as with graphql-js). Once the failure
+    // itself has reached graphql-jit: when a null reaches the root it keeps only the first error
+    // it was given, and that must be the failure, not one that no response shows.
+    setImmediate(() => {
+      for (const entry of this.pending) if (within(branch, entry.path)) entry.end()
+    })
   }
 
   /**
@@ -87,6 +92,12 @@ export class NulledBranches {
         },
         (error) => {
           this.pending.delete(entry)
+          // Failed inside a branch an earlier failure has nulled: graphql-js reports only the
+          // failure that nulled it.
+          if (this.holds(info)) {
+            reject(INSIDE_NULLED_BRANCH)
+            return
+          }
           this.note(info)
           reject(error)
         },

@@ -237,11 +237,16 @@ describe('compiled execution', () => {
     expect(compiles.count).toBe(before + 1)
     // What graphql-jit would get wrong or make large (hostile review), each sent twice.
     for (const refused of [
-      // A literal written into the code at every path (a 95 KB one made ~14 MB per document).
-      `{ company(${at}) { financials(first: 0, after: "${'x'.repeat(257)}") { totalCount } } }`,
-      // A skipped first spread made graphql-jit drop the second.
+      // Literals are written into the code at every path (a 95 KB one made ~14 MB per document;
+      // a list of 900 short strings, 86 KB): over 512 characters in all.
+      `{ company(${at}) { financials(first: 0, after: "${'x'.repeat(511)}") { totalCount } } }`,
+      `{ company(${at}) { contacts(first: 1, departments: [${'"d",'.repeat(130)}]) { totalCount } } }`,
+      `query($d: [String!] = [${'"d",'.repeat(130)}]) { company(${at}) { contacts(first: 1, departments: $d) { totalCount } } }`,
+      // A skipped first spread made graphql-jit drop the second; a skipped field merged with an
+      // included one had its selections run: no directive is compiled.
       '{ ...F @skip(if: true) ...F } fragment F on Query { __typename }',
       '{ ... @include(if: true) { __typename } }',
+      `{ company(${at}) @skip(if: true) { name } company(${at}) { number } }`,
       // Resolve infos are named by path keys joined with `_`: `co_idx0_sh_c` was `c.sh[0].co`.
       `{ co_idx0_sh_c: company(${at}) { number } }`,
       `{ idx0: company(${at}) { number } }`,
@@ -258,7 +263,7 @@ describe('compiled execution', () => {
   it('keeps compiled operations up to a number of fields in all, least recently used first', () => {
     // graphql-jit's code grows with the fields (about 6 KB each): the bound is on fields, so
     // large documents cannot make the kept code large.
-    const operations = new CompiledOperations('always', 100)
+    const operations = new CompiledOperations('always', { fields: 100 })
     const document = (i: number) =>
       parse(`{ ${Array.from({ length: 40 }, (_, n) => `f${i}x${n}: __typename`).join(' ')} }`)
     const [a, b, c] = [document(0), document(1), document(2)]
@@ -273,6 +278,42 @@ describe('compiled execution', () => {
     const again = operations.for(schema, a, undefined)
     expect(again).toBeDefined()
     expect(again).not.toBe(first)
+  })
+
+  it('weighs each operation of a document by its own fields', () => {
+    // Hostile review: 17 operations of 17 fields once weighed 17 × 289 and pushed out the rest.
+    const operations = new CompiledOperations('always', { fields: 400 })
+    const other = parse(
+      `{ ${Array.from({ length: 100 }, (_, n) => `x${n}: __typename`).join(' ')} }`,
+    )
+    const kept = operations.for(schema, other, undefined)
+    const names = Array.from({ length: 17 }, (_, o) => `Q${o}`)
+    const many = parse(
+      names
+        .map(
+          (name) =>
+            `query ${name} { ${Array.from({ length: 17 }, (_, n) => `t${n}: __typename`).join(' ')} }`,
+        )
+        .join('\n'),
+    )
+    const compiled = names.map((name) => operations.for(schema, many, name))
+    expect(compiled.every(Boolean)).toBe(true)
+    // 100 + 289 fields: all kept.
+    expect(operations.for(schema, other, undefined)).toBe(kept)
+    expect(operations.for(schema, many, 'Q0')).toBe(compiled[0])
+  })
+
+  it('remembers a bounded number of documents, those seen once too', () => {
+    // Hostile review: documents seen once were kept (up to 5,000 of them, ~450 KB each for a
+    // 5 KB document) after yoga's parser cache had let them go.
+    const operations = new CompiledOperations('repeated', { documents: 10 })
+    const document = (i: number) => parse(`{ a${i}: __typename }`)
+    const first = document(0)
+    expect(operations.for(schema, first, undefined)).toBeUndefined()
+    for (let i = 1; i <= 10; i++) operations.for(schema, document(i), undefined)
+    // Forgotten: its next sighting counts as its first.
+    expect(operations.for(schema, first, undefined)).toBeUndefined()
+    expect(operations.for(schema, first, undefined)).toBeDefined()
   })
 
   it('counts fields as spread out, each fragment once', () => {
