@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { bothExecutors } from './support/executors.js'
 import { startStack } from './support/stack.js'
 
 /**
@@ -36,22 +37,7 @@ const inPathOrder = (answer: Answer): Answer => {
   return errors ? { ...answer, body: { ...answer.body, errors } } : answer
 }
 
-async function both(query: string, variables?: Record<string, unknown>) {
-  await stack.post(query, variables)
-  demo.reset()
-  const compiled = await stack.post(query, variables)
-  const compiledCalls = demo
-    .calls()
-    .map((c) => c.path)
-    .sort()
-  demo.reset()
-  const reference = await plain.post(query, variables)
-  const referenceCalls = demo
-    .calls()
-    .map((c) => c.path)
-    .sort()
-  return { compiled, reference, compiledCalls, referenceCalls }
-}
+const both = bothExecutors(stack, plain)
 
 const cases: [string, string, Record<string, unknown> | undefined][] = [
   [

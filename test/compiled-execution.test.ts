@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from 'vitest'
 import { SMALL, TRAVERSAL } from '../bench/queries.js'
 import { CompiledOperations, expandedFields } from '../src/compiled-execution.js'
 import { schema } from '../src/schema/index.js'
+import { bothExecutors } from './support/executors.js'
 import { startStack } from './support/stack.js'
 
 /**
@@ -44,24 +45,7 @@ const globalId = (type: string, key: string) => Buffer.from(`${type}:${key}`).to
 const companyId = (c: { country: string; companyNumber: string }) =>
   globalId('Company', `${c.country}:${c.companyNumber}`)
 
-/** Both executors' answers to one operation, and the upstream calls each made. */
-async function both(query: string, variables?: Record<string, unknown>) {
-  // A document is compiled the second time it comes.
-  await stack.post(query, variables)
-  demo.reset()
-  const compiled = await stack.post(query, variables)
-  const compiledCalls = demo
-    .calls()
-    .map((c) => c.path)
-    .sort()
-  demo.reset()
-  const reference = await plain.post(query, variables)
-  const referenceCalls = demo
-    .calls()
-    .map((c) => c.path)
-    .sort()
-  return { compiled, reference, compiledCalls, referenceCalls }
-}
+const both = bothExecutors(stack, plain)
 
 describe('compiled execution', () => {
   it.each([
