@@ -6,7 +6,9 @@ import {
   GraphQLError,
   type GraphQLSchema,
   Kind,
+  locatedError,
   parse,
+  responsePathAsArray,
   type SelectionSetNode,
   type Source,
   visit,
@@ -15,6 +17,8 @@ import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit'
 import { makeExecute, type Plugin } from 'graphql-yoga'
 import { LRUCache } from 'lru-cache'
 import type { Context } from './context.js'
+import type { NulledBranches } from './nulled-branches.js'
+import { UpstreamError } from './upstream/errors.js'
 
 /**
  * Runs operations with graphql-jit, which compiles an operation into a function (measured: a
@@ -133,7 +137,8 @@ export function useCompiledExecution(when: CompiledExecution = 'repeated'): Plug
     onExecute({ args, setExecuteFn }) {
       const query = operations.for(args.schema, args.document, args.operationName)
       if (!query) return
-      ;(args.contextValue as unknown as Context).nulledBranches.waitsForEveryField = true
+      const { nulledBranches } = args.contextValue as unknown as Context
+      nulledBranches.waitsForEveryField = true
       const source = args.document.loc?.source
       setExecuteFn(
         makeExecute(async (execution) => {
@@ -144,7 +149,7 @@ export function useCompiledExecution(when: CompiledExecution = 'repeated'): Plug
             // find Object's. No prototype, nothing inherited.
             Object.assign(Object.create(null), execution.variableValues),
           )
-          return source ? located(result, source) : result
+          return asGraphqlJsWould(result, source, nulledBranches.rootFailure)
         }),
       )
     },
@@ -181,6 +186,9 @@ function compilable(document: DocumentNode): boolean {
       return literalCharacters > MAX_LITERAL_CHARACTERS ? refuse() : undefined
     },
     StringValue: (node) => (node.value.includes('__MAGIC_') ? refuse() : undefined),
+    // Written into the code as JSON, which has no Infinity: `$s: Float = 1e400` became null.
+    FloatValue: (node) => (Number.isFinite(Number(node.value)) ? undefined : refuse()),
+    IntValue: (node) => (Number.isFinite(Number(node.value)) ? undefined : refuse()),
     VariableDefinition: (node) => {
       if (node.type.kind === Kind.NON_NULL_TYPE && node.defaultValue) return refuse()
       if (node.defaultValue?.loc) {
@@ -239,26 +247,48 @@ export function expandedFields(document: DocumentNode, operationName?: string): 
 }
 
 /**
- * graphql-jit's errors carry `locations` but not the nodes they come from, and yoga rebuilds
- * every error from its nodes or source positions when it serializes it: without this, errors
- * would lose their locations. Only results with errors pay for it.
+ * graphql-jit's result as graphql-js would give it:
+ * - errors keep their locations: graphql-jit's carry `locations` but not the nodes they come from,
+ *   and yoga rebuilds every error from its nodes or source positions when it serializes it;
+ * - a value a scalar cannot represent is an unexpected error (masked in production), as with
+ *   graphql-js, not a message quoting the upstream's value;
+ * - no error of a read dropped when the operation ended early (a null reached the root, see
+ *   NulledBranches): graphql-js answers before such reads end.
+ * Only results with errors pay for it.
  */
-function located(result: ExecutionResult, source: Source): ExecutionResult {
-  if (!result.errors?.some((error) => error.locations && !error.positions)) return result
+function asGraphqlJsWould(
+  result: ExecutionResult,
+  source: Source | undefined,
+  rootFailure: NulledBranches['rootFailure'],
+): ExecutionResult {
+  if (!result.errors?.length) return result
   const lineStarts = [0]
-  for (const end of source.body.matchAll(/\r\n|[\n\r]/g)) lineStarts.push(end.index + end[0].length)
-  const errors = result.errors.map((error) =>
-    error.locations && !error.positions
-      ? new GraphQLError(error.message, {
-          source,
-          positions: error.locations.map(
-            ({ line, column }) => (lineStarts[line - 1] ?? 0) + column - 1,
-          ),
-          path: error.path,
-          originalError: error.originalError,
-          extensions: error.extensions,
-        })
-      : error,
-  )
-  return { ...result, errors }
+  for (const end of source?.body.matchAll(/\r\n|[\n\r]/g) ?? []) {
+    lineStarts.push(end.index + end[0].length)
+  }
+  const errors = result.errors.flatMap((error) => {
+    if (error.originalError instanceof UpstreamError && error.originalError.cancelled) return []
+    if (!source || !error.locations || error.positions) return [error]
+    const unrepresentable = !error.originalError && / cannot represent /.test(error.message)
+    return [
+      new GraphQLError(error.message, {
+        source,
+        positions: error.locations.map(
+          ({ line, column }) => (lineStarts[line - 1] ?? 0) + column - 1,
+        ),
+        path: error.path,
+        originalError: unrepresentable ? new TypeError(error.message) : error.originalError,
+        extensions: error.extensions,
+      }),
+    ]
+  })
+  if (result.data === null && rootFailure) {
+    // The failure that made data null: graphql-jit may have kept another error in its place.
+    const path = responsePathAsArray(rootFailure.info.path)
+    const at = JSON.stringify(path)
+    if (!errors.some((error) => JSON.stringify(error.path) === at)) {
+      errors.push(locatedError(rootFailure.error, rootFailure.info.fieldNodes, path))
+    }
+  }
+  return { ...result, errors: errors.length > 0 ? errors : undefined }
 }

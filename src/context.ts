@@ -131,7 +131,7 @@ export function contextFactory(
       loaders: createLoaders(client, operation),
       keyedHash: hash,
       listTypes: listTypes.of(client.tokenScope(operation.caller)),
-      nulledBranches: new NulledBranches(),
+      nulledBranches: new NulledBranches(operation.end),
     }
   }
 }

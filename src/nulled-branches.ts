@@ -6,6 +6,7 @@ import SchemaBuilder, {
 import {
   BREAK,
   type DirectiveNode,
+  type DocumentNode,
   type FieldNode,
   GraphQLError,
   type GraphQLField,
@@ -14,6 +15,7 @@ import {
   type GraphQLResolveInfo,
   getNamedType,
   getNullableType,
+  getOperationAST,
   isInterfaceType,
   isListType,
   isNonNullType,
@@ -40,30 +42,34 @@ import type { Context } from './context.js'
  */
 export class NulledBranches {
   private readonly paths: (string | number)[][] = []
+
+  /** `endOperation` drops the operation's pending reads (see note()). */
+  constructor(private readonly endOperation: () => void = () => {}) {}
+
   /** Set when graphql-jit runs the operation: it waits for every field it has started. */
   waitsForEveryField = false
   /** Fields still waited for, each with its path and how to end the wait. */
   private readonly pending = new Set<{ path: (string | number)[]; end: () => void }>()
 
-  /** Notes the branch the failure of the field `info` describes makes null. */
-  note(info: GraphQLResolveInfo): void {
+  /** The failure whose null reached the root (data is null), with its field. */
+  rootFailure: { error: unknown; info: GraphQLResolveInfo } | undefined
+
+  /** Notes the branch the failure of the field `info` makes null. */
+  note(info: GraphQLResolveInfo, error: unknown): void {
     if (!isNonNullType(info.returnType)) return // its own null, with nothing below it yet
-    const path = responsePathAsArray(info.path)
-    const nullable = nullablePlaces(info, path)
-    // A path the document does not lead along to the end: note nothing rather than guess.
-    if (nullable.length < path.length) return
-    let landing = path.length - 1
-    while (landing >= 0 && !nullable[landing]) landing--
-    const branch = path.slice(0, landing + 1)
+    const branch = nulledBranch(info, responsePathAsArray(info.path))
+    if (!branch) return
     this.paths.push(branch)
-    if (this.pending.size === 0) return
-    // graphql-jit waits for every field it has started: those inside the branch end (their
-    // reads, retries included, end with the operation, as with graphql-js). Once the failure
-    // itself has reached graphql-jit: when a null reaches the root it keeps only the first error
-    // it was given, and that must be the failure, not one that no response shows.
-    setImmediate(() => {
-      for (const entry of this.pending) if (within(branch, entry.path)) entry.end()
-    })
+    if (!this.waitsForEveryField) return
+    // graphql-jit waits for every field it has started: those inside the branch end now (their
+    // reads, retries included, end with the operation, as with graphql-js), and when the null
+    // reaches the root, so does the operation, with reads no field of it waits for (the items of
+    // nodes(ids:), a list's details). graphql-jit may then be handed the errors of those before
+    // this one, and keeps only the first error to reach the root: src/compiled-execution.ts
+    // answers with this one.
+    if (branch.length === 0) this.rootFailure ??= { error, info }
+    for (const entry of this.pending) if (within(branch, entry.path)) entry.end()
+    if (branch.length === 0) this.endOperation()
   }
 
   /**
@@ -73,7 +79,7 @@ export class NulledBranches {
   awaited<T>(info: GraphQLResolveInfo, result: Promise<T>): Promise<T> {
     if (!this.waitsForEveryField) {
       // graphql-js stops waiting for a nulled branch itself.
-      result.catch(() => this.note(info))
+      result.catch((error: unknown) => this.note(info, error))
       return result
     }
     return new Promise<T>((resolve, reject) => {
@@ -92,13 +98,7 @@ export class NulledBranches {
         },
         (error) => {
           this.pending.delete(entry)
-          // Failed inside a branch an earlier failure has nulled: graphql-js reports only the
-          // failure that nulled it.
-          if (this.holds(info)) {
-            reject(INSIDE_NULLED_BRANCH)
-            return
-          }
-          this.note(info)
+          this.note(info, error)
           reject(error)
         },
       )
@@ -121,13 +121,31 @@ const INSIDE_NULLED_BRANCH = new GraphQLError('Inside a branch already nulled.',
   extensions: { code: 'INSIDE_NULLED_BRANCH' },
 })
 
+/** What an operation's document is read from to find where a null lands. */
+type Where = Pick<GraphQLResolveInfo, 'schema' | 'operation' | 'fragments'>
+
+/**
+ * The branch a failure at `path` makes null: the path up to its nearest nullable place (empty:
+ * the whole data), or undefined for a path the document does not lead along to the end.
+ */
+export function nulledBranch(
+  where: Where,
+  path: readonly (string | number)[],
+): (string | number)[] | undefined {
+  const nullable = nullablePlaces(where, path)
+  if (nullable.length < path.length) return undefined
+  let landing = path.length - 1
+  while (landing >= 0 && !nullable[landing]) landing--
+  return path.slice(0, landing + 1)
+}
+
 /**
  * For each place of `path` (a field or a list item), whether null may stand there, from the
  * operation's document: the path has response keys (aliases), and graphql-jit's paths do not
  * name the parent types, so each key is looked up in the selections that can hold it. Fields
  * that share a response key have the same nullability (validation checks it), so any one does.
  */
-function nullablePlaces(info: GraphQLResolveInfo, path: readonly (string | number)[]): boolean[] {
+function nullablePlaces(info: Where, path: readonly (string | number)[]): boolean[] {
   const nullable: boolean[] = []
   let type: GraphQLOutputType = info.schema.getQueryType() as GraphQLOutputType
   // Each selection set with the type it is asked of: fields under one key may come from
@@ -160,7 +178,7 @@ interface Selected {
 }
 
 function fieldsAt(
-  info: GraphQLResolveInfo,
+  info: Where,
   sets: readonly Selected[],
   key: string,
 ): { node: FieldNode; field: GraphQLField<unknown, unknown> }[] {
@@ -233,7 +251,7 @@ class NulledBranchesPlugin<Types extends SchemaTypes> extends BasePlugin<Types> 
       try {
         result = resolver(parent, args, context, info)
       } catch (error) {
-        branches.note(info)
+        branches.note(info, error)
         throw error
       }
       return result instanceof Promise ? branches.awaited(info, result) : result
@@ -251,16 +269,42 @@ declare global {
 
 SchemaBuilder.registerPlugin('nulledBranches', NulledBranchesPlugin)
 
-/** Drops the errors of fields inside nulled branches from every result, streamed ones too. */
+/**
+ * Drops, from every result (streamed ones too), the errors of fields inside nulled branches, and
+ * all but the first error whose null lands on the same place: graphql-js stops waiting for a
+ * place once it is null, so it reports one (graphql-jit reported one per item of a list whose
+ * items failed alike).
+ */
 export function useNulledBranches(): Plugin {
   return {
-    onExecute: () => ({
+    onExecute: ({ args }) => ({
       onExecuteDone: (payload) =>
         handleStreamOrSingleExecutionResult(payload, ({ result, setResult }) => {
-          if (result.errors?.some((error) => error.originalError === INSIDE_NULLED_BRANCH)) {
-            const errors = result.errors.filter(
-              (error) => error.originalError !== INSIDE_NULLED_BRANCH,
-            )
+          if (!result.errors || result.errors.length === 0) return
+          const document = args.document as DocumentNode
+          const operation = getOperationAST(document, args.operationName)
+          const where = operation && {
+            schema: args.schema,
+            operation,
+            fragments: Object.fromEntries(
+              document.definitions.flatMap((definition) =>
+                definition.kind === Kind.FRAGMENT_DEFINITION
+                  ? [[definition.name.value, definition] as const]
+                  : [],
+              ),
+            ),
+          }
+          const landings = new Set<string>()
+          const errors = result.errors.filter((error) => {
+            if (error.originalError === INSIDE_NULLED_BRANCH) return false
+            const branch = where && error.path && nulledBranch(where, error.path)
+            if (!branch) return true
+            const landing = JSON.stringify(branch)
+            if (landings.has(landing)) return false
+            landings.add(landing)
+            return true
+          })
+          if (errors.length < result.errors.length) {
             setResult({ ...result, errors: errors.length > 0 ? errors : undefined })
           }
         }),
