@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http'
 import type { Plugin, YogaInitialContext } from 'graphql-yoga'
 import { keyedHash } from './keyed-hash.js'
 import { createLoaders, type Loaders } from './loaders.js'
+import { NulledBranches } from './nulled-branches.js'
 import { requestIdOf } from './request-id.js'
 import { operationTraceOf } from './telemetry.js'
 import type { Language, ReadScope, UpstreamClient } from './upstream/client.js'
@@ -33,6 +34,8 @@ export interface Context {
   keyedHash(parts: readonly string[], length?: number): string
   /** List types learned from earlier reads with the same upstream token. */
   listTypes: KnownListTypes
+  /** Branches of the response an error has nulled: nothing more is read for them. */
+  nulledBranches: NulledBranches
 }
 
 /** The first of nl, fr, en that Accept-Language names (any case, region ignored), if any. */
@@ -81,6 +84,8 @@ export function contextFactory(
     if (request.signal.aborted) ended.abort(OPERATION_ENDED)
     else
       request.signal.addEventListener('abort', () => ended.abort(OPERATION_ENDED), { once: true })
+    const address = req?.socket.remoteAddress
+    let fairnessKey: string | undefined
     let used = 0
     let cacheHits = 0
     let staleReads = 0
@@ -89,11 +94,12 @@ export function contextFactory(
       trace: operationTraceOf(request),
       caller: { token, language: languageOf(request.headers.get('accept-language')) },
       // Callers share connections fairly by their token, or else by their address, so that
-      // sending no token, or many operations at once, buys no bigger share.
-      fairnessKey: hash([
-        'fairness',
-        token ?? `address ${req?.socket.remoteAddress ?? randomUUID()}`,
-      ]),
+      // sending no token, or many operations at once, buys no bigger share. Worked out when a
+      // read first waits for a connection: an operation served from the cache needs none.
+      get fairnessKey() {
+        fairnessKey ??= hash(['fairness', token ?? `address ${address ?? randomUUID()}`])
+        return fairnessKey
+      },
       signal: ended.signal,
       deadline: Date.now() + settings.operationTimeoutMs,
       limit: settings.maxOperationCost,
@@ -125,6 +131,7 @@ export function contextFactory(
       loaders: createLoaders(client, operation),
       keyedHash: hash,
       listTypes: listTypes.of(client.tokenScope(operation.caller)),
+      nulledBranches: new NulledBranches(operation.end),
     }
   }
 }
