@@ -3,7 +3,7 @@ import {
   type DocumentNode,
   type ExecutionResult,
   type FragmentDefinitionNode,
-  GraphQLError,
+  type GraphQLError,
   type GraphQLSchema,
   Kind,
   locatedError,
@@ -67,6 +67,7 @@ interface Compiled {
 export class CompiledOperations {
   /** Per document and operation name: seen once (undefined), compiled, or for graphql-js (null). */
   private readonly compiled: LRUCache<DocumentNode, Map<string, Compiled | null | undefined>>
+  private readonly maxFields: number
   private second = 0
   private compilingMs = 0
 
@@ -74,6 +75,7 @@ export class CompiledOperations {
     private readonly when: CompiledExecution = 'repeated',
     { fields = MAX_COMPILED_FIELDS, documents = MAX_DOCUMENTS } = {},
   ) {
+    this.maxFields = fields
     this.compiled = new LRUCache({
       max: documents,
       maxSize: fields,
@@ -110,7 +112,10 @@ export class CompiledOperations {
     let query: CompiledQuery | undefined
     const source = document.loc?.source
     const fields = source && compilable(document) ? expandedFields(document, name) : Infinity
-    if (source && fields <= MAX_EXPANDED_FIELDS) {
+    let weight = fields
+    for (const compiled of byName.values()) weight += compiled?.fields ?? 0
+    // A document heavier than the whole cache would drop itself and be compiled again and again.
+    if (source && fields <= MAX_EXPANDED_FIELDS && weight <= this.maxFields) {
       // A fresh copy of the document: graphql-jit writes @skip/@include conditions onto the AST
       // nodes, and yoga's parser cache shares them with every other operation of the document.
       const result = compileQuery(schema, parse(source), operationName ?? undefined, {
@@ -122,11 +127,9 @@ export class CompiledOperations {
     this.compilingMs += performance.now() - now
     byName.set(name, query ? { query, fields } : null)
     if (!query) return undefined
-    let size = 0
-    for (const compiled of byName.values()) size += compiled?.fields ?? 0
     // lru-cache weighs an entry again only when its value changes: set it anew.
     this.compiled.delete(document)
-    this.compiled.set(document, byName, { size })
+    this.compiled.set(document, byName, { size: weight })
     return query
   }
 }
@@ -266,22 +269,23 @@ function asGraphqlJsWould(
   for (const end of source?.body.matchAll(/\r\n|[\n\r]/g) ?? []) {
     lineStarts.push(end.index + end[0].length)
   }
-  const errors = result.errors.flatMap((error) => {
-    if (error.originalError instanceof UpstreamError && error.originalError.cancelled) return []
-    if (!source || !error.locations || error.positions) return [error]
-    const unrepresentable = !error.originalError && / cannot represent /.test(error.message)
-    return [
-      new GraphQLError(error.message, {
-        source,
-        positions: error.locations.map(
-          ({ line, column }) => (lineStarts[line - 1] ?? 0) + column - 1,
-        ),
-        path: error.path,
-        originalError: unrepresentable ? new TypeError(error.message) : error.originalError,
-        extensions: error.extensions,
-      }),
-    ]
-  })
+  const errors: GraphQLError[] = []
+  for (const error of result.errors) {
+    if (error.originalError instanceof UpstreamError && error.originalError.cancelled) continue
+    errors.push(error)
+    if (!source || !error.locations || error.positions) continue
+    // In place: a document whose 18,000 fields failed made as many errors, and new ones cost.
+    Object.assign(error, {
+      source,
+      positions: error.locations.map(
+        ({ line, column }) => (lineStarts[line - 1] ?? 0) + column - 1,
+      ),
+      ...(!error.originalError &&
+        / cannot represent /.test(error.message) && {
+          originalError: new TypeError(error.message),
+        }),
+    })
+  }
   if (result.data === null && rootFailure) {
     // The failure that made data null: graphql-jit may have kept another error in its place.
     const path = responsePathAsArray(rootFailure.info.path)

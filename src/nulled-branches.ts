@@ -41,7 +41,8 @@ import type { Context } from './context.js'
  * it fails at once with an error that no response shows.
  */
 export class NulledBranches {
-  private readonly paths: (string | number)[][] = []
+  /** The branches noted, each by its key (see keyOf): a field's check costs its depth. */
+  private readonly branches = new Set<string>()
 
   /** `endOperation` drops the operation's pending reads (see note()). */
   constructor(private readonly endOperation: () => void = () => {}) {}
@@ -58,8 +59,9 @@ export class NulledBranches {
   note(info: GraphQLResolveInfo, error: unknown): void {
     if (!isNonNullType(info.returnType)) return // its own null, with nothing below it yet
     const branch = nulledBranch(info, responsePathAsArray(info.path))
-    if (!branch) return
-    this.paths.push(branch)
+    // Already null, itself or a branch around it: what is inside has been ended.
+    if (!branch || this.covers(branch)) return
+    this.branches.add(keyOf(branch))
     if (!this.waitsForEveryField) return
     // graphql-jit waits for every field it has started: those inside the branch end now (their
     // reads, retries included, end with the operation, as with graphql-js), and when the null
@@ -107,11 +109,23 @@ export class NulledBranches {
 
   /** Whether the field at `info.path` is inside a branch already nulled. */
   holds(info: GraphQLResolveInfo): boolean {
-    if (this.paths.length === 0) return false
-    const path = responsePathAsArray(info.path)
-    return this.paths.some((branch) => within(branch, path))
+    return this.branches.size > 0 && this.covers(responsePathAsArray(info.path))
+  }
+
+  /** Whether `path` is inside a noted branch: one lookup per place along it. */
+  private covers(path: readonly (string | number)[]): boolean {
+    let key = ''
+    if (this.branches.has(key)) return true
+    for (const place of path) {
+      key += `/${place}`
+      if (this.branches.has(key)) return true
+    }
+    return false
   }
 }
+
+/** A branch's key: its places each after a `/` (response keys are names, which have none). */
+const keyOf = (path: readonly (string | number)[]) => path.map((place) => `/${place}`).join('')
 
 const within = (branch: readonly (string | number)[], path: readonly (string | number)[]) =>
   branch.length <= path.length && branch.every((key, i) => key === path[i])
@@ -132,12 +146,27 @@ export function nulledBranch(
   where: Where,
   path: readonly (string | number)[],
 ): (string | number)[] | undefined {
-  const nullable = nullablePlaces(where, path)
-  if (nullable.length < path.length) return undefined
-  let landing = path.length - 1
-  while (landing >= 0 && !nullable[landing]) landing--
-  return path.slice(0, landing + 1)
+  // Where a null lands depends on the path's keys, not on which list items: worked out once per
+  // operation and shape (a list of 600 failing items is one walk of the document, not 600).
+  let byShape = landings.get(where.operation)
+  if (!byShape) {
+    byShape = new Map()
+    landings.set(where.operation, byShape)
+  }
+  const shape = path.map((place) => (typeof place === 'number' ? '/#' : `/${place}`)).join('')
+  let length = byShape.get(shape)
+  if (length === undefined) {
+    const nullable = nullablePlaces(where, path)
+    let landing = path.length - 1
+    while (landing >= 0 && !nullable[landing]) landing--
+    length = nullable.length < path.length ? null : landing + 1
+    byShape.set(shape, length)
+  }
+  return length === null ? undefined : path.slice(0, length)
 }
+
+/** Per operation and path shape, the length of the branch a failure there nulls (null: none). */
+const landings = new WeakMap<OperationDefinitionNode, Map<string, number | null>>()
 
 /**
  * For each place of `path` (a field or a list item), whether null may stand there, from the

@@ -287,6 +287,27 @@ describe('compiled execution', () => {
     expect(operations.for(schema, many, 'Q0')).toBe(compiled[0])
   })
 
+  it('leaves to graphql-js the operations of a document that would outweigh the cache', () => {
+    // Hostile review: the document dropped itself when its next operation compiled, and each of
+    // its operations was compiled again whenever it came twice.
+    const operations = new CompiledOperations('always', { fields: 100 })
+    const names = ['A', 'B', 'C']
+    const document = parse(
+      names
+        .map(
+          (name) =>
+            `query ${name} { ${Array.from({ length: 40 }, (_, n) => `t${n}: __typename`).join(' ')} }`,
+        )
+        .join('\n'),
+    )
+    const [a, b, c] = names.map((name) => operations.for(schema, document, name))
+    expect(a).toBeDefined()
+    expect(b).toBeDefined()
+    expect(c).toBeUndefined()
+    expect(operations.for(schema, document, 'A')).toBe(a)
+    expect(operations.for(schema, document, 'B')).toBe(b)
+  })
+
   it('remembers a bounded number of documents, those seen once too', () => {
     // Hostile review: documents seen once were kept (up to 5,000 of them, ~450 KB each for a
     // 5 KB document) after yoga's parser cache had let them go.

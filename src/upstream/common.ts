@@ -5,11 +5,16 @@ import { COUNTRIES } from '../company-number.js'
 
 export const country = z.enum(COUNTRIES)
 
-/** `pagination` of every paged collection. */
+/**
+ * `pagination` of every paged collection. Whole numbers the GraphQL surface shows as `Int` are
+ * read as 32-bit (z.int32(), here and in every resource): a larger one fails its read, a coded
+ * upstream error on the field that read it, instead of failing serialization on a field that
+ * reads nothing, where compiled execution cannot see the null it makes.
+ */
 export const pagination = z.object({
-  limit: z.number().int(),
-  offset: z.number().int(),
-  total: z.number().int().nonnegative(),
+  limit: z.int32(),
+  offset: z.int32(),
+  total: z.int32().nonnegative(),
 })
 
 /** A company as the upstream identifies it. The document types name and place as strings; a

@@ -6,7 +6,7 @@ import { type CompanyKey, companyIdentifier, companyPath, type Page, pagination 
 
 /** `contactId` can change, rarely: combine it with the names for a stable key. */
 export const contactIdentity = z.object({
-  contactId: z.number().int(),
+  contactId: z.int32(),
   firstName: z.string().nullable(),
   lastName: z.string().nullable(),
 })

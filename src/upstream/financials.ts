@@ -6,7 +6,7 @@ import { type CompanyKey, companyIdentifier, companyPath, type Page, pagination 
 
 /** A monetary amount or ratio: any JSON number, negatives allowed; absent or null when unknown. */
 const figure = z.number().nullable().default(null)
-const count = z.number().int().nullable().default(null)
+const count = z.int32().nullable().default(null)
 
 export const financial = z.object({
   startDate: z.iso.date(),

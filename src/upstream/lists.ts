@@ -11,14 +11,14 @@ export const listType = z.enum(['STATIC', 'SMART'])
 export type ListKind = z.output<typeof listType> | 'OVERVIEW'
 
 export const list = z.object({
-  id: z.number().int(),
+  id: z.int32(),
   name: z.string(),
   type: listType,
   columns: z.array(z.string()),
   shared: z.boolean(),
   notifications: z.object({ enabled: z.boolean() }),
-  amountOfCompanies: z.number().int().nonnegative(),
-  newResults: z.number().int().nullable(),
+  amountOfCompanies: z.int32().nonnegative(),
+  newResults: z.int32().nullable(),
   updatedAt: z.iso.datetime({ offset: true }),
   createdAt: z.iso.datetime({ offset: true }),
   createdBy: z.string(),
