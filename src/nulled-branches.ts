@@ -44,16 +44,15 @@ export class NulledBranches {
   /** The branches noted, each by its key (see keyOf): a field's check costs its depth. */
   private readonly branches = new Set<string>()
 
-  /** `endOperation` drops the operation's pending reads (see note()). */
-  constructor(private readonly endOperation: () => void = () => {}) {}
-
   /** Set when graphql-jit runs the operation: it waits for every field it has started. */
   waitsForEveryField = false
   /** Fields still waited for, each with its path and how to end the wait. */
   private readonly pending = new Set<{ path: (string | number)[]; end: () => void }>()
-
   /** The failure whose null reached the root (data is null), with its field. */
   rootFailure: { error: unknown; info: GraphQLResolveInfo } | undefined
+
+  /** `endOperation` drops the operation's pending reads (see note()). */
+  constructor(private readonly endOperation: () => void = () => {}) {}
 
   /** Notes the branch the failure of the field `info` makes null. */
   note(info: GraphQLResolveInfo, error: unknown): void {
