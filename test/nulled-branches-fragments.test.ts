@@ -15,16 +15,20 @@ const stack = await startStack({ upstreamToken: 'demo-token' })
 const plain = stack.replica({ compiledExecution: 'never' })
 const { demo } = stack
 const { data } = demo
-const found = data.companies.find(
-  (c) =>
-    data.contactsOf(c).length > 0 &&
-    data.relationshipsOf(c).parents.some((p) => p.identifier) &&
-    data.lookalikesOf(c).length >= 2 &&
-    data
-      .lookalikesOf(c)
-      .slice(0, 2)
-      .every((l) => typeof l.company.name === 'string'),
-)
+type DemoCompany = (typeof data.companies)[number]
+/** A company with contacts, shareholders and two first peers that each pass `peer`. */
+const withPeers = (peer: (company: DemoCompany) => boolean) =>
+  data.companies.find(
+    (c) =>
+      data.contactsOf(c).length > 0 &&
+      data.relationshipsOf(c).parents.some((p) => p.identifier) &&
+      data.lookalikesOf(c).length >= 2 &&
+      data
+        .lookalikesOf(c)
+        .slice(0, 2)
+        .every((l) => peer(l.company)),
+  )
+const found = withPeers((peer) => typeof peer.name === 'string')
 if (!found) throw new Error('demo data lacks a company with contacts, shareholders and peers')
 const company = found
 const id = Buffer.from(`Company:${company.country}:${company.companyNumber}`).toString('base64url')
@@ -84,16 +88,7 @@ describe('nulled branches: a failure deep under node()', () => {
   })
 
   it('with no upstream fault at all: a refused argument deep down does not null the node', async () => {
-    const peer = data.companies.find(
-      (c) =>
-        data.contactsOf(c).length > 0 &&
-        data.relationshipsOf(c).parents.some((p) => p.identifier) &&
-        data.lookalikesOf(c).length >= 2 &&
-        data
-          .lookalikesOf(c)
-          .slice(0, 2)
-          .every((l) => data.contactsOf(l.company).length > 0),
-    )
+    const peer = withPeers((p) => data.contactsOf(p).length > 0)
     if (!peer) throw new Error('demo data lacks such a company')
     const peerId = Buffer.from(`Company:${peer.country}:${peer.companyNumber}`).toString(
       'base64url',
