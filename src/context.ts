@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto'
 import { setMaxListeners } from 'node:events'
 import type { IncomingMessage } from 'node:http'
 import type { Plugin, YogaInitialContext } from 'graphql-yoga'
-import { keyedHash } from './keyed-hash.js'
-import { createLoaders, type Loaders } from './loaders.js'
+import { keyedHash } from './domain/keyed-hash.js'
+import { requestIdOf } from './http/use-request-id.js'
+import { createLoaders, type Loaders } from './loaders/index.js'
 import { NulledBranches } from './nulled-branches.js'
-import { requestIdOf } from './request-id.js'
-import { operationTraceOf } from './telemetry.js'
+import { operationTraceOf } from './observability/tracing.js'
 import type { Language, ReadScope, UpstreamClient } from './upstream/client.js'
-import { type KnownListTypes, ListTypes } from './upstream/lists.js'
+import { type KnownListTypes, ListTypes } from './upstream/resources/lists.js'
 
 /**
  * One operation's share of the upstream: its budget of HTTP requests (MAX_OPERATION_COST), its

@@ -1,10 +1,10 @@
 import { createServer } from 'node:http'
 import { ConfigError, loadConfig } from './config.js'
 import { DEMO_TOKEN, DemoUpstream } from './demo-upstream/server.js'
-import { trackConnections } from './drain.js'
-import { createLogger } from './logger.js'
-import { startTelemetry, type Telemetry } from './telemetry.js'
-import { createGateway } from './yoga.js'
+import { createGateway } from './gateway.js'
+import { trackConnections } from './http/drain.js'
+import { createLogger } from './observability/logger.js'
+import { startTelemetry, type Telemetry } from './observability/tracing.js'
 
 /** Reads the settings, starts the demo upstream when no UPSTREAM_URL is set, and listens. */
 

@@ -11,9 +11,13 @@ import {
   parse,
 } from 'graphql'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { estimateOperation, operationOf, RELATIONSHIP_FAN_OUT } from '../src/cost.js'
 import type { ReceivedCall } from '../src/demo-upstream/server.js'
-import { rememberEstimates } from '../src/operation-budget.js'
+import {
+  estimateOperation,
+  operationOf,
+  RELATIONSHIP_FAN_OUT,
+} from '../src/operation/cost-estimate.js'
+import { rememberEstimates } from '../src/operation/use-operation-budget.js'
 import { schema } from '../src/schema/index.js'
 import { graphql } from './gql/index.js'
 import { startStack } from './support/stack.js'

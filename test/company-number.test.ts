@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { luhnCheckDigit, luhnValid, normaliseCompanyNumber } from '../src/company-number.js'
+import { luhnCheckDigit, luhnValid, normaliseCompanyNumber } from '../src/domain/company-number.js'
 import { graphql } from './gql/index.js'
 import { startStack } from './support/stack.js'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createLogger } from '../src/logger.js'
+import { createLogger } from '../src/observability/logger.js'
 import { logSink } from './support/log-sink.js'
 import { startStack } from './support/stack.js'
 

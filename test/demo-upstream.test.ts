@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { normaliseCompanyNumber } from '../src/company-number.js'
 import { type DemoCompany, type DemoContact, DemoData } from '../src/demo-upstream/data.js'
 import { DEMO_TOKEN, DemoUpstream, type ReceivedCall } from '../src/demo-upstream/server.js'
+import { normaliseCompanyNumber } from '../src/domain/company-number.js'
 
 /**
  * The demo upstream must implement contract/upstream-rest-api.md faithfully: every other test

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../src/config.js'
 import { DEMO_TOKEN, DemoUpstream } from '../src/demo-upstream/server.js'
-import { createLogger } from '../src/logger.js'
-import { createGateway } from '../src/yoga.js'
+import { createGateway } from '../src/gateway.js'
+import { createLogger } from '../src/observability/logger.js'
 import { logSink } from './support/log-sink.js'
 import { startStack } from './support/stack.js'
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../src/config.js'
 import { DemoUpstream } from '../src/demo-upstream/server.js'
-import { createGateway } from '../src/yoga.js'
+import { createGateway } from '../src/gateway.js'
 import { graphql } from './gql/index.js'
 import { startStack } from './support/stack.js'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { GRAPHIQL_TABS, type GraphiQLTab } from '../src/graphiql.js'
+import { GRAPHIQL_TABS, type GraphiQLTab } from '../src/http/graphiql.js'
 import { graphql } from './gql/index.js'
 import { startStack } from './support/stack.js'
 

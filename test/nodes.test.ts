@@ -6,8 +6,8 @@ import { startStack } from './support/stack.js'
 
 // Counts the keyed hashes the gateway computes (Contact IDs), to show what is hashed once.
 const hashes = vi.hoisted(() => ({ count: 0 }))
-vi.mock('../src/keyed-hash.js', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../src/keyed-hash.js')>()
+vi.mock('../src/domain/keyed-hash.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../src/domain/keyed-hash.js')>()
   return {
     keyedHash: (...args: Parameters<typeof actual.keyedHash>) => {
       hashes.count++

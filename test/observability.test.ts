@@ -3,7 +3,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { request } from 'undici'
 import { describe, expect, it, vi } from 'vitest'
-import { createLogger } from '../src/logger.js'
+import { createLogger } from '../src/observability/logger.js'
 import { logSink } from './support/log-sink.js'
 import { startStack } from './support/stack.js'
 

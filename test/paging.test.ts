@@ -1,6 +1,11 @@
 import { GraphQLError } from 'graphql'
 import { describe, expect, it } from 'vitest'
-import { connectionKey, encodeCursor, type PageArgs, pageOverOffsets } from '../src/paging.js'
+import {
+  connectionKey,
+  encodeCursor,
+  type PageArgs,
+  pageOverOffsets,
+} from '../src/schema/paging.js'
 
 const THINGS = connectionKey('things', 'parent-1')
 

@@ -1,7 +1,7 @@
 import { once } from 'node:events'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { RedisLink } from '../src/upstream/cache/redis.js'
 import { RateLimitWait, UpstreamRateLimiter } from '../src/upstream/rate-limit.js'
-import { RedisLink } from '../src/upstream/redis.js'
 import { REDIS_SKIP_REASON, type RedisServer, redisAvailable, startRedis } from './support/redis.js'
 
 /**

@@ -7,10 +7,10 @@ import {
   UpstreamClient,
   type UpstreamClientOptions,
 } from '../src/upstream/client.js'
-import { companyContacts } from '../src/upstream/company-contacts.js'
 import { UpstreamError } from '../src/upstream/errors.js'
-import { financials } from '../src/upstream/financials.js'
-import { listDetails, listOverview } from '../src/upstream/lists.js'
+import { companyContacts } from '../src/upstream/resources/company-contacts.js'
+import { financials } from '../src/upstream/resources/financials.js'
+import { listDetails, listOverview } from '../src/upstream/resources/lists.js'
 import { RetryBudget, retryDelayMs } from '../src/upstream/retry.js'
 import { readScope, testTokenKey } from './support/scope.js'
 

@@ -1,4 +1,4 @@
-import { belgianCheckDigits, type Country, luhnCheckDigit } from '../company-number.js'
+import { belgianCheckDigits, type Country, luhnCheckDigit } from '../domain/company-number.js'
 import { Random } from './random.js'
 import {
   FAMILY_NAMES,

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { createLogger } from '../logger.js'
+import { createLogger } from '../observability/logger.js'
 import { DEMO_TOKEN, DemoUpstream } from './server.js'
 
 /**

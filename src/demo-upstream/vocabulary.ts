@@ -1,4 +1,4 @@
-import type { Country } from '../company-number.js'
+import type { Country } from '../domain/company-number.js'
 
 /** Words the demo data set is made of, so that names, places and titles look real. */
 

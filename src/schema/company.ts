@@ -1,12 +1,12 @@
 import type { GraphQLObjectType, GraphQLResolveInfo } from 'graphql'
-import { builder } from '../builder.js'
-import { COUNTRIES, normaliseCompanyNumber } from '../company-number.js'
 import type { Context } from '../context.js'
-import { upstreamCost } from '../cost.js'
-import { badUserInput, notFound } from '../errors.js'
-import { startSelectedReads } from '../prefetch.js'
-import type { CompanyIdentifier, CompanyKey } from '../upstream/common.js'
+import { COUNTRIES, normaliseCompanyNumber } from '../domain/company-number.js'
+import { badUserInput, notFound } from '../errors/graphql-errors.js'
+import { upstreamCost } from '../operation/cost-estimate.js'
 import type { UpstreamError } from '../upstream/errors.js'
+import type { CompanyIdentifier, CompanyKey } from '../upstream/resources/common.js'
+import { builder } from './builder.js'
+import { startSelectedReads } from './prefetch.js'
 
 /**
  * A company, known at least by country and number. Name and place come along when the response

@@ -1,13 +1,13 @@
-import { builder } from '../builder.js'
 import type { Context } from '../context.js'
-import { pagedCost, upstreamCost } from '../cost.js'
-import { badUserInput, notFound } from '../errors.js'
-import { connectionKey, MAX_PAGE, pageOverOffsets, sliceOf } from '../paging.js'
-import type { CompanyIdentifier, CompanyKey } from '../upstream/common.js'
-import { type CompanyContact, companyContacts } from '../upstream/company-contacts.js'
-import { listContacts } from '../upstream/list-contacts.js'
+import { badUserInput, notFound } from '../errors/graphql-errors.js'
+import { pagedCost, upstreamCost } from '../operation/cost-estimate.js'
+import type { CompanyIdentifier, CompanyKey } from '../upstream/resources/common.js'
+import { type CompanyContact, companyContacts } from '../upstream/resources/company-contacts.js'
+import { listContacts } from '../upstream/resources/list-contacts.js'
+import { builder } from './builder.js'
 import { CompanyType, companyFromId } from './company.js'
 import { ListNode } from './list.js'
+import { connectionKey, MAX_PAGE, pageOverOffsets, sliceOf } from './paging.js'
 
 /** Contact persons, of a company or saved in a list. */
 

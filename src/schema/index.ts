@@ -1,5 +1,5 @@
 import { lexicographicSortSchema } from 'graphql'
-import { builder } from '../builder.js'
+import { builder } from './builder.js'
 import './query.js'
 import './node.js'
 import './scalars.js'

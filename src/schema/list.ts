@@ -1,13 +1,13 @@
 import type { GraphQLObjectType } from 'graphql'
-import { builder } from '../builder.js'
-import { pagedCost, upstreamCost } from '../cost.js'
-import { badUserInput } from '../errors.js'
-import { eachSettled } from '../loaders.js'
-import { connectionKey, pageOverOffsets, sliceOf } from '../paging.js'
-import { startSelectedReads } from '../prefetch.js'
-import { listCompanies } from '../upstream/list-companies.js'
-import { type List, listDetails, listOverview, theList } from '../upstream/lists.js'
+import { badUserInput } from '../errors/graphql-errors.js'
+import { eachSettled } from '../loaders/index.js'
+import { pagedCost, upstreamCost } from '../operation/cost-estimate.js'
+import { listCompanies } from '../upstream/resources/list-companies.js'
+import { type List, listDetails, listOverview, theList } from '../upstream/resources/lists.js'
+import { builder } from './builder.js'
 import { CompanyType } from './company.js'
+import { connectionKey, pageOverOffsets, sliceOf } from './paging.js'
+import { startSelectedReads } from './prefetch.js'
 
 /** The caller's lists of companies, and the companies in them. */
 

@@ -1,9 +1,9 @@
-import { builder } from '../builder.js'
-import { unpagedCost } from '../cost.js'
-import { badUserInput } from '../errors.js'
-import { connectionKey, pageOverOffsets } from '../paging.js'
-import { lookalikes } from '../upstream/lookalikes.js'
+import { badUserInput } from '../errors/graphql-errors.js'
+import { unpagedCost } from '../operation/cost-estimate.js'
+import { lookalikes } from '../upstream/resources/lookalikes.js'
+import { builder } from './builder.js'
 import { CompanyType } from './company.js'
+import { connectionKey, pageOverOffsets } from './paging.js'
 
 /** Similar companies. The upstream returns them in one unpaged array; the gateway pages it. */
 

@@ -1,11 +1,11 @@
 import { brandWithType } from '@pothos/core'
 import type { GraphQLResolveInfo } from 'graphql'
-import { builder } from '../builder.js'
 import type { Context } from '../context.js'
-import { upstreamCost } from '../cost.js'
-import { decodeGlobalId } from '../global-id.js'
+import { upstreamCost } from '../operation/cost-estimate.js'
+import { builder } from './builder.js'
 import { CompanyType, companyFromId, existingCompany } from './company.js'
 import { ContactNode, contactByKey } from './contact.js'
+import { decodeGlobalId } from './global-id.js'
 import { ListNode } from './list.js'
 
 /**

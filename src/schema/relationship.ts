@@ -1,7 +1,7 @@
-import { builder } from '../builder.js'
 import type { Context } from '../context.js'
-import { RELATIONSHIP_FAN_OUT, upstreamCost } from '../cost.js'
-import { type Relationship, relationships } from '../upstream/relationships.js'
+import { RELATIONSHIP_FAN_OUT, upstreamCost } from '../operation/cost-estimate.js'
+import { type Relationship, relationships } from '../upstream/resources/relationships.js'
+import { builder } from './builder.js'
 import { type CompanyRef, CompanyType } from './company.js'
 
 /** Shareholders and participations (upstream parents and children), from one upstream call. */

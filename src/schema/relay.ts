@@ -1,4 +1,4 @@
-import { builder } from '../builder.js'
+import { builder } from './builder.js'
 
 /** Relay additions shared by every connection of the schema. */
 

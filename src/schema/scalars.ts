@@ -1,5 +1,5 @@
 import { DateResolver, DateTimeISOResolver } from 'graphql-scalars'
-import { builder } from '../builder.js'
+import { builder } from './builder.js'
 
 builder.addScalarType('DateTime', DateTimeISOResolver, {
   description: 'ISO 8601 date-time in UTC, e.g. 2024-03-01T10:15:00.000Z.',

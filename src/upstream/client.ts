@@ -2,13 +2,14 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from 'pino'
 import { type Dispatcher, Pool, errors as undiciErrors } from 'undici'
 import type { z } from 'zod'
-import type { UpstreamMetrics, UpstreamStatus } from '../metrics.js'
+import type { UpstreamMetrics, UpstreamStatus } from '../observability/metrics.js'
 import {
   ATTR_GATEWAY_CACHE,
   type OperationTrace,
   recordCacheRead,
   traceUpstreamCall,
-} from '../telemetry.js'
+} from '../observability/tracing.js'
+import type { CacheResult, Loaded, ReadCache } from './cache/read-cache.js'
 import {
   cancelled,
   isCallersOwn,
@@ -18,7 +19,6 @@ import {
 } from './errors.js'
 import { FairShare, WaitEnded } from './fair-share.js'
 import { RateLimitWait, type UpstreamRateLimiter } from './rate-limit.js'
-import type { CacheResult, Loaded, ReadCache } from './read-cache.js'
 import {
   DEFAULT_RETRY_POLICY,
   isRetryable,

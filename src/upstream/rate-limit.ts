@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Redis } from 'ioredis'
-import type { RedisLink } from './redis.js'
+import type { RedisLink } from './cache/redis.js'
 
 /**
  * UPSTREAM_RATE_LIMIT and the upstream's own 429 + Retry-After, per upstream token.

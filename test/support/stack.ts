@@ -3,9 +3,9 @@ import { print } from 'graphql'
 import { afterAll, beforeEach } from 'vitest'
 import { loadConfig } from '../../src/config.js'
 import { DEMO_TOKEN, DemoUpstream } from '../../src/demo-upstream/server.js'
-import type { Logger } from '../../src/logger.js'
-import type { Telemetry } from '../../src/telemetry.js'
-import { createGateway, type GatewayConfig } from '../../src/yoga.js'
+import { createGateway, type GatewayConfig } from '../../src/gateway.js'
+import type { Logger } from '../../src/observability/logger.js'
+import type { Telemetry } from '../../src/observability/tracing.js'
 
 /**
  * The gateway wired to a demo upstream on loopback, as in production: every upstream read is

@@ -19,7 +19,7 @@ import {
   type SelectionSetNode,
 } from 'graphql'
 import { collectFields } from 'graphql/execution/collectFields.js'
-import { type PageArgs, pageReads, pageSize } from './paging.js'
+import { type PageArgs, pageReads, pageSize } from '../schema/paging.js'
 
 /**
  * The upstream cost of an operation, estimated before it runs. Each field that reads the upstream

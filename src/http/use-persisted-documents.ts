@@ -3,7 +3,7 @@ import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operation
 import { GraphQLError, parse } from 'graphql'
 import type { GraphQLParams, Plugin } from 'graphql-yoga'
 import { z } from 'zod'
-import { type Config, ConfigError } from './config.js'
+import { type Config, ConfigError } from '../config.js'
 
 /**
  * Persisted documents (PERSISTED_DOCUMENTS, PERSISTED_DOCUMENTS_ONLY in contract/runtime.md).

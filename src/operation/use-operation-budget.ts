@@ -12,8 +12,8 @@ import {
 } from 'graphql'
 import type { Plugin } from 'graphql-yoga'
 import { LRUCache } from 'lru-cache'
-import type { Context } from './context.js'
-import { type Estimate, estimateOperation, operationOf } from './cost.js'
+import type { Context } from '../context.js'
+import { type Estimate, estimateOperation, operationOf } from './cost-estimate.js'
 
 /**
  * The upstream budget of an operation (MAX_OPERATION_COST), kept twice: before execution the

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { COUNTRIES } from '../company-number.js'
+import { COUNTRIES } from '../../domain/company-number.js'
 
 /** Schemas shared by several resources of the REST document. */
 

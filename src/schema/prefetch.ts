@@ -5,8 +5,8 @@ import {
   isNonNullType,
 } from 'graphql'
 import { collectSubfields } from 'graphql/execution/collectFields.js'
-import type { Context } from './context.js'
-import { readsUpstream } from './cost.js'
+import type { Context } from '../context.js'
+import { readsUpstream } from '../operation/cost-estimate.js'
 
 /**
  * Starts, now, the upstream reads of the fields selected on `parent` (as `type`) below the field

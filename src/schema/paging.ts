@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { badUserInput } from './errors.js'
+import { badUserInput } from '../errors/graphql-errors.js'
 
 /**
  * Relay cursor paging over the upstream's limit/offset paging: the one helper every connection

@@ -1,11 +1,11 @@
 import type { ExecutionResult } from 'graphql'
 import { isAsyncIterable, type Plugin } from 'graphql-yoga'
-import type { Context } from './context.js'
-import { operationOf } from './cost.js'
-import type { Logger } from './logger.js'
-import type { GatewayMetrics } from './metrics.js'
-import { requestIdOf } from './request-id.js'
-import { errorCodesOf, observeStream, type ResultPart } from './streams.js'
+import type { Context } from '../context.js'
+import { requestIdOf } from '../http/use-request-id.js'
+import type { Logger } from '../observability/logger.js'
+import type { GatewayMetrics } from '../observability/metrics.js'
+import { operationOf } from './cost-estimate.js'
+import { errorCodesOf, observeStream, type ResultPart } from './result-stream.js'
 import { isWarmUp } from './warm-up.js'
 
 /**

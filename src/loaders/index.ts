@@ -5,10 +5,10 @@ import {
   prepare,
   type ReadScope,
   type UpstreamClient,
-} from './upstream/client.js'
-import type { CompanyIdentifier, CompanyKey } from './upstream/common.js'
-import { UpstreamError } from './upstream/errors.js'
-import { financials } from './upstream/financials.js'
+} from '../upstream/client.js'
+import { UpstreamError } from '../upstream/errors.js'
+import type { CompanyIdentifier, CompanyKey } from '../upstream/resources/common.js'
+import { financials } from '../upstream/resources/financials.js'
 
 /**
  * Per-operation readers over the upstream client. One set is made for each GraphQL operation in

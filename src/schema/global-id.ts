@@ -1,4 +1,4 @@
-import { badUserInput } from './errors.js'
+import { badUserInput } from '../errors/graphql-errors.js'
 
 /**
  * Global IDs: `base64url("<type>:<key>")`, URL-safe and without padding. Only the types that

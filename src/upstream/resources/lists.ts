@@ -1,8 +1,8 @@
 import { LRUCache } from 'lru-cache'
 import { z } from 'zod'
-import { defineEndpoint } from './client.js'
+import { defineEndpoint } from '../client.js'
+import { UpstreamError } from '../errors.js'
 import { type Page, pagination } from './common.js'
-import { UpstreamError } from './errors.js'
 
 /** Lists of the caller: GET /v1/lists and GET /v1/lists/{id}. */
 

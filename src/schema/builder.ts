@@ -1,7 +1,7 @@
 import SchemaBuilder from '@pothos/core'
 import DataloaderPlugin from '@pothos/plugin-dataloader'
 import RelayPlugin from '@pothos/plugin-relay'
-import type { Context } from './context.js'
+import type { Context } from '../context.js'
 import { decodeGlobalId, encodeGlobalId } from './global-id.js'
 import './nulled-branches.js'
 

@@ -31,10 +31,10 @@ import {
 } from '@opentelemetry/semantic-conventions'
 import { type DocumentNode, getOperationAST } from 'graphql'
 import { isAsyncIterable, type Plugin } from 'graphql-yoga'
-import { ConfigError } from './config.js'
-import { requestIdOf } from './request-id.js'
-import { errorCodesOf, observeStream, type ResultPart } from './streams.js'
-import { isWarmUp } from './warm-up.js'
+import { ConfigError } from '../config.js'
+import { requestIdOf } from '../http/use-request-id.js'
+import { errorCodesOf, observeStream, type ResultPart } from '../operation/result-stream.js'
+import { isWarmUp } from '../operation/warm-up.js'
 
 /**
  * Traces (contract/runtime.md, OTEL_EXPORTER_OTLP_ENDPOINT and `traceparent`), with the

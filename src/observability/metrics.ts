@@ -1,6 +1,6 @@
 import type { Plugin } from 'graphql-yoga'
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client'
-import type { CacheResult } from './upstream/read-cache.js'
+import type { CacheResult } from '../upstream/cache/read-cache.js'
 
 /**
  * What operators scrape at /metrics (Prometheus text, prom-client): upstream requests and their
