@@ -7,20 +7,18 @@ import type { Config } from './config.js'
 import { type Context, contextFactory, useExecutionCancellation } from './context.js'
 import { keyedHash } from './domain/keyed-hash.js'
 import { maskError } from './errors/graphql-errors.js'
-import {
-  operationShapeLimits,
-  useAcceptCheck,
-  useBodyLimit,
-  useKnownPaths,
-} from './http/admission.js'
 import { useDrain } from './http/drain.js'
 import { graphiqlOptions } from './http/graphiql.js'
+import { useAcceptCheck } from './http/use-accept-check.js'
+import { useBodyLimit } from './http/use-body-limit.js'
+import { useKnownPaths } from './http/use-known-paths.js'
 import { usePersistedDocuments } from './http/use-persisted-documents.js'
 import { useRequestId } from './http/use-request-id.js'
 import { useNulledBranches } from './nulled-branches.js'
 import { type Logger, yogaLogger } from './observability/logger.js'
 import { GatewayMetrics, useMetricsEndpoint } from './observability/metrics.js'
 import { propagateOnly, type Telemetry, useOperationTracing } from './observability/tracing.js'
+import { operationShapeLimits } from './operation/shape-limits.js'
 import { useOperationBudget } from './operation/use-operation-budget.js'
 import { useOperationLog } from './operation/use-operation-log.js'
 import { WARM_UP } from './operation/warm-up.js'

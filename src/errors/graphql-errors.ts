@@ -1,26 +1,60 @@
-import { GraphQLError } from 'graphql'
+import { GraphQLError, type GraphQLErrorOptions } from 'graphql'
 import { maskError as yogaMaskError } from 'graphql-yoga'
+import type { ErrorCode } from './codes.js'
 
 /**
- * Errors get their code where they are born: argument checks here (BAD_USER_INPUT, NOT_FOUND),
- * upstream failures in src/upstream/errors.ts (whose `extensions` graphql-js copies onto the
- * GraphQL error), refusals before execution in src/admission.ts and src/operation-budget.ts.
- * Masking only has to keep coded errors as they are and hide everything else.
+ * Errors get their code where they are born, through these helpers: argument checks
+ * (BAD_USER_INPUT, NOT_FOUND), refusals before execution, and upstream failures
+ * (src/upstream/errors.ts, whose `extensions` graphql-js copies onto the GraphQL error). Masking
+ * only has to keep coded errors as they are and hide everything else.
  */
+
+/** An error with its code, made without a stack (see `withoutStack`). */
+export function codedError(
+  code: ErrorCode,
+  message: string,
+  options: GraphQLErrorOptions = {},
+): GraphQLError {
+  return withoutStack(
+    () => new GraphQLError(message, { ...options, extensions: { ...options.extensions, code } }),
+  )
+}
 
 /** An argument the gateway refuses before any upstream call. */
 export function badUserInput(message: string, argument?: string): GraphQLError {
-  return withoutStack(
-    () =>
-      new GraphQLError(message, {
-        extensions: { code: 'BAD_USER_INPUT', ...(argument === undefined ? {} : { argument }) },
-      }),
-  )
+  return codedError('BAD_USER_INPUT', message, {
+    extensions: argument === undefined ? {} : { argument },
+  })
 }
 
 /** Something asked for by identifier that the upstream does not have. */
 export function notFound(message: string): GraphQLError {
-  return withoutStack(() => new GraphQLError(message, { extensions: { code: 'NOT_FOUND' } }))
+  return codedError('NOT_FOUND', message)
+}
+
+/**
+ * A refusal before execution: HTTP 400 to application/graphql-response+json, 200 to
+ * application/json (GraphQL over HTTP).
+ */
+export function refusal(
+  code: ErrorCode,
+  message: string,
+  options: GraphQLErrorOptions = {},
+): GraphQLError {
+  return codedError(code, message, {
+    ...options,
+    extensions: { ...options.extensions, http: { status: 400, spec: true } },
+  })
+}
+
+/** A validation error, as graphql-js's own rules report them. */
+export function validationError(message: string, options: GraphQLErrorOptions = {}): GraphQLError {
+  return codedError('GRAPHQL_VALIDATION_FAILED', message, options)
+}
+
+/** An HTTP-level refusal of yoga's request parsing (413, 400). */
+export function httpError(code: ErrorCode, status: number, message: string): GraphQLError {
+  return codedError(code, message, { extensions: { http: { status } } })
 }
 
 /**

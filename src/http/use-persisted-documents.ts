@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs'
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations'
-import { GraphQLError, parse } from 'graphql'
+import { parse } from 'graphql'
 import type { GraphQLParams, Plugin } from 'graphql-yoga'
 import { z } from 'zod'
 import { type Config, ConfigError } from '../config.js'
+import { refusal } from '../errors/graphql-errors.js'
 
 /**
  * Persisted documents (PERSISTED_DOCUMENTS, PERSISTED_DOCUMENTS_ONLY in contract/runtime.md).
@@ -92,11 +93,6 @@ export function lookUp(documents: ReadonlyMap<string, string>, id: string): stri
   return documents.get(id) ?? documents.get(`sha256:${id}`) ?? null
 }
 
-/** A refusal before execution: 400 for application/graphql-response+json, 200 for JSON. */
-function refusal(message: string, code: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code, http: { status: 400, spec: true } } })
-}
-
 /** GraphQL over HTTP's `documentId`: the POST body's, or a GET's query string's (yoga drops it). */
 function documentIdOf(params: GraphQLParams, request: Request): unknown {
   if (request.method === 'GET') {
@@ -147,7 +143,7 @@ export function usePersistedDocuments(settings: PersistedDocumentSettings): Plug
       onParams({ params, request }) {
         const documentId = documentIdOf(params, request)
         if (params.query && documentId !== undefined && documentId !== null) {
-          throw refusal('Send either a query or a documentId, not both.', 'BAD_REQUEST')
+          throw refusal('BAD_REQUEST', 'Send either a query or a documentId, not both.')
         }
       },
     },
@@ -157,18 +153,18 @@ export function usePersistedDocuments(settings: PersistedDocumentSettings): Plug
       getPersistedOperation: (id) => lookUp(documents, id),
       customErrors: {
         // Apollo clients recognise the message, GraphQL-over-HTTP ones the code.
-        notFound: () => refusal('PersistedQueryNotFound', 'PERSISTED_QUERY_NOT_FOUND'),
+        notFound: () => refusal('PERSISTED_QUERY_NOT_FOUND', 'PersistedQueryNotFound'),
         persistedQueryOnly: () =>
           refusal(
-            'PersistedQueryOnly: only persisted documents run here; send a documentId instead of a query.',
             'PERSISTED_QUERY_ONLY',
+            'PersistedQueryOnly: only persisted documents run here; send a documentId instead of a query.',
           ),
         keyNotFound: () =>
           refusal(
+            'BAD_REQUEST',
             only
               ? 'Must provide a documentId: only persisted documents run here.'
               : 'Must provide a query string or a documentId.',
-            'BAD_REQUEST',
           ),
       },
     }),

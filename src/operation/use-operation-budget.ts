@@ -1,7 +1,5 @@
 import {
   type DocumentNode,
-  GraphQLError,
-  type GraphQLErrorOptions,
   type GraphQLSchema,
   getVariableValues,
   isNonNullType,
@@ -13,6 +11,7 @@ import {
 import type { Plugin } from 'graphql-yoga'
 import { LRUCache } from 'lru-cache'
 import type { Context } from '../context.js'
+import { refusal } from '../errors/graphql-errors.js'
 import { type Estimate, estimateOperation, operationOf } from './cost-estimate.js'
 
 /**
@@ -23,14 +22,6 @@ import { type Estimate, estimateOperation, operationOf } from './cost-estimate.j
  * QUERY_TOO_COSTLY whatever the estimate assumed. When the response is complete the operation
  * ends: nothing more is sent for it. Every response reports `extensions.cost`.
  */
-
-/** A refusal before execution: 400 for application/graphql-response+json, 200 for JSON. */
-function refusal(message: string, code: string, options: GraphQLErrorOptions = {}) {
-  return new GraphQLError(message, {
-    ...options,
-    extensions: { ...options.extensions, code, http: { status: 400, spec: true } },
-  })
-}
 
 /**
  * `estimate` remembered per document (yoga's parser cache hands the same object back for the
@@ -114,7 +105,7 @@ export function useOperationBudget(limits: BudgetLimits): Plugin<Context> {
         scope.end()
         setResultAndStopExecution({
           errors: variables.errors.map((e) =>
-            refusal(e.message, 'BAD_USER_INPUT', { nodes: e.nodes, originalError: undefined }),
+            refusal('BAD_USER_INPUT', e.message, { nodes: e.nodes, originalError: undefined }),
           ),
         })
         return
@@ -126,7 +117,7 @@ export function useOperationBudget(limits: BudgetLimits): Plugin<Context> {
         scope.end()
         setResultAndStopExecution({
           errors: nulls.map(([name, node]) =>
-            refusal(`Variable "$${name}" is null where a value is required.`, 'BAD_USER_INPUT', {
+            refusal('BAD_USER_INPUT', `Variable "$${name}" is null where a value is required.`, {
               nodes: node,
             }),
           ),
@@ -154,7 +145,7 @@ export function useOperationBudget(limits: BudgetLimits): Plugin<Context> {
       if (tooCostly) {
         scope.end()
         setResultAndStopExecution({
-          errors: [refusal(tooCostly, 'QUERY_TOO_COSTLY', { extensions: { cost: cost() } })],
+          errors: [refusal('QUERY_TOO_COSTLY', tooCostly, { extensions: { cost: cost() } })],
           extensions: { cost: cost() },
         })
         return

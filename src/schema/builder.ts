@@ -3,7 +3,7 @@ import DataloaderPlugin from '@pothos/plugin-dataloader'
 import RelayPlugin from '@pothos/plugin-relay'
 import type { Context } from '../context.js'
 import { decodeGlobalId, encodeGlobalId } from './global-id.js'
-import './nulled-branches.js'
+import '../nulled-branches.js'
 
 /** The Pothos builder every file of src/schema/ adds its types to. Defines no types itself. */
 export const builder = new SchemaBuilder<{
