@@ -1,10 +1,10 @@
 import { cpus, loadavg } from 'node:os'
-import { getVariableValues, parse } from 'graphql'
+import { getOperationAST, getVariableValues, parse } from 'graphql'
 import { loadConfig } from '../src/config.js'
 import { DemoData } from '../src/demo-upstream/data.js'
 import type { ReceivedCall } from '../src/demo-upstream/server.js'
 import { createGateway } from '../src/gateway.js'
-import { estimateOperation, operationOf } from '../src/operation/cost-estimate.js'
+import { estimateOperation } from '../src/operation/cost-estimate.js'
 import { schema } from '../src/schema/index.js'
 import { type DemoThread, startDemoThread } from './demo-thread.js'
 import { runHeadline, type SummaryRow } from './headline.js'
@@ -171,7 +171,7 @@ async function inProcess() {
     }
     const source = `{ company(country: BE, number: "0922178703") { ...A60 ...B60 } } ${fragments}`
     const document = parse(source)
-    const operation = operationOf(document, undefined)
+    const operation = getOperationAST(document, undefined)
     if (!operation) throw new Error('no operation')
     const variables = getVariableValues(schema, [], {}).coerced ?? {}
     const times = await timed(20, async () =>

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import { setMaxListeners } from 'node:events'
 import type { IncomingMessage } from 'node:http'
-import type { Plugin, YogaInitialContext } from 'graphql-yoga'
+import type { YogaInitialContext } from 'graphql-yoga'
 import { keyedHash } from './domain/keyed-hash.js'
-import { requestIdOf } from './http/use-request-id.js'
 import { createLoaders, type Loaders } from './loaders/index.js'
+import { type KnownListTypes, ListTypes } from './loaders/list-types.js'
 import { NulledBranches } from './nulled-branches.js'
-import { operationTraceOf } from './observability/tracing.js'
-import type { Language, ReadScope, UpstreamClient } from './upstream/client.js'
-import { type KnownListTypes, ListTypes } from './upstream/resources/lists.js'
+import { requestIdOf } from './observability/request-id.js'
+import { operationTraceOf } from './operation/use-operation-tracing.js'
+import type { UpstreamClient } from './upstream/client.js'
+import type { Language, ReadScope } from './upstream/read-scope.js'
 
 /**
  * One operation's share of the upstream: its budget of HTTP requests (MAX_OPERATION_COST), its
@@ -134,18 +135,4 @@ export function contextFactory(
       nulledBranches: new NulledBranches(operation.end),
     }
   }
-}
-
-/**
- * A client that goes away stops the execution of its operation, not only its reads: the
- * executor checks the signal it is given between fields. yoga's own plugin gives it the request's
- * signal, a whatwg-node Proxy whose every property read runs a string search, read at every
- * field; the operation's signal is a native one that aborts with the request's (and when the
- * operation ends).
- */
-export function useExecutionCancellation(): Plugin<Context> {
-  const attach = ({ args }: { args: { contextValue: unknown } }) => {
-    ;(args as { signal?: AbortSignal }).signal = (args.contextValue as Context).operation.signal
-  }
-  return { onExecute: attach, onSubscribe: attach }
 }

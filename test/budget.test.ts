@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import {
   type GraphQLObjectType,
   getNamedType,
+  getOperationAST,
   getVariableValues,
   isCompositeType,
   isObjectType,
@@ -12,13 +13,10 @@ import {
 } from 'graphql'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ReceivedCall } from '../src/demo-upstream/server.js'
-import {
-  estimateOperation,
-  operationOf,
-  RELATIONSHIP_FAN_OUT,
-} from '../src/operation/cost-estimate.js'
+import { estimateOperation } from '../src/operation/cost-estimate.js'
 import { rememberEstimates } from '../src/operation/use-operation-budget.js'
 import { schema } from '../src/schema/index.js'
+import { RELATIONSHIP_FAN_OUT } from '../src/schema/upstream-cost.js'
 import { graphql } from './gql/index.js'
 import { startStack } from './support/stack.js'
 
@@ -47,7 +45,7 @@ const at = `country: ${full.country}, number: "${full.companyNumber}"`
 
 function estimate(source: string, variables: Record<string, unknown> = {}, name?: string) {
   const document = parse(source)
-  const operation = operationOf(document, name)
+  const operation = getOperationAST(document, name)
   if (!operation) throw new Error('no operation')
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables)
   if (!coerced.coerced) throw new Error(String(coerced.errors))
@@ -174,7 +172,7 @@ describe('the estimate before execution', () => {
   it('counts the objects a response can hold: a normal page is far below the bound', () => {
     const objects = (source: string) => {
       const document = parse(source)
-      const operation = operationOf(document, undefined)
+      const operation = getOperationAST(document, undefined)
       if (!operation) throw new Error('no operation')
       return estimateOperation(schema, document, operation, {}).objects
     }
@@ -246,7 +244,7 @@ describe('the estimate before execution', () => {
       return estimateOperation(...args)
     })
     const document = parse('query($n: Int) { lists(first: $n) { totalCount } }')
-    const operation = operationOf(document, undefined)
+    const operation = getOperationAST(document, undefined)
     if (!operation) throw new Error('no operation')
     expect(remembered(schema, document, operation, { n: 5 }).calls).toBe(1)
     expect(remembered(schema, document, operation, { n: 5 }).calls).toBe(1)

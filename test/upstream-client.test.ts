@@ -1,13 +1,10 @@
 import { MockAgent } from 'undici'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { DEMO_TOKEN, DemoUpstream } from '../src/demo-upstream/server.js'
-import {
-  type Caller,
-  prepare,
-  UpstreamClient,
-  type UpstreamClientOptions,
-} from '../src/upstream/client.js'
+import { UpstreamClient, type UpstreamClientOptions } from '../src/upstream/client.js'
+import { prepare } from '../src/upstream/endpoint.js'
 import { UpstreamError } from '../src/upstream/errors.js'
+import type { Caller } from '../src/upstream/read-scope.js'
 import { companyContacts } from '../src/upstream/resources/company-contacts.js'
 import { financials } from '../src/upstream/resources/financials.js'
 import { listDetails, listOverview } from '../src/upstream/resources/lists.js'

@@ -1,6 +1,4 @@
-import type { Plugin } from 'graphql-yoga'
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client'
-import type { CacheResult } from '../upstream/cache/read-cache.js'
 
 /**
  * What operators scrape at /metrics (Prometheus text, prom-client): upstream requests and their
@@ -18,10 +16,12 @@ export type OperationOutcome = 'ok' | 'partial' | 'error' | 'refused'
 /** What an upstream request ended with: its HTTP status, or no answer at all. */
 export type UpstreamStatus = number | 'error' | 'timeout'
 
+/** What the upstream client reports. */
 export interface UpstreamMetrics {
   /** One HTTP request sent upstream (every attempt, readiness checks included). */
   upstreamRequest(endpoint: string, status: UpstreamStatus, seconds: number): void
-  cacheRead(result: CacheResult): void
+  /** One read, by how it was served (hit, miss, stale, shared). */
+  cacheRead(result: string): void
 }
 
 export class GatewayMetrics implements UpstreamMetrics {
@@ -74,7 +74,7 @@ export class GatewayMetrics implements UpstreamMetrics {
     this.upstreamDuration.observe({ endpoint }, seconds)
   }
 
-  cacheRead(result: CacheResult): void {
+  cacheRead(result: string): void {
     this.cacheReads.inc({ result })
   }
 
@@ -86,16 +86,5 @@ export class GatewayMetrics implements UpstreamMetrics {
   /** The text a Prometheus scrape reads, with its content type. */
   async scrape(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() }
-  }
-}
-
-/** Serves the metrics at `path` (GET), before the GraphQL pipeline. */
-export function useMetricsEndpoint(metrics: GatewayMetrics, path = '/metrics'): Plugin {
-  return {
-    async onRequest({ url, request, endResponse, fetchAPI }) {
-      if (url.pathname !== path || request.method !== 'GET') return
-      const { contentType, body } = await metrics.scrape()
-      endResponse(new fetchAPI.Response(body, { headers: { 'content-type': contentType } }))
-    },
   }
 }

@@ -29,12 +29,7 @@ import {
   ATTR_HTTP_RESPONSE_STATUS_CODE,
   ATTR_SERVICE_NAME,
 } from '@opentelemetry/semantic-conventions'
-import { type DocumentNode, getOperationAST } from 'graphql'
-import { isAsyncIterable, type Plugin } from 'graphql-yoga'
 import { ConfigError } from '../config.js'
-import { requestIdOf } from '../http/use-request-id.js'
-import { errorCodesOf, observeStream, type ResultPart } from '../operation/result-stream.js'
-import { isWarmUp } from '../operation/warm-up.js'
 
 /**
  * Traces (contract/runtime.md, OTEL_EXPORTER_OTLP_ENDPOINT and `traceparent`), with the
@@ -257,26 +252,47 @@ export interface OperationTrace {
   ended: boolean
 }
 
-const operations = new WeakMap<Request, OperationTrace>()
-
-/** The trace of the operation `request` carries (none without a tracer). */
-export const operationTraceOf = (request: Request): OperationTrace | undefined =>
-  operations.get(request)
-
 const headersGetter: TextMapGetter<Headers> = {
   keys: (headers) => [...headers.keys()],
   get: (headers, key) => headers.get(key) ?? undefined,
 }
 
-function record(state: OperationTrace, result: ResultPart) {
-  for (const code of errorCodesOf(result)) state.codes.add(code)
-  // As the GraphQL spec reads a response: errors and no data at all (refused) or null data.
-  if (result.errors?.length && (result.data === undefined || result.data === null)) {
-    state.failed = true
+/**
+ * Starts one operation's SERVER span, child of the caller's `traceparent` (in `headers`) when
+ * there is one, else the root of a new trace.
+ */
+export function startOperationTrace(
+  tracer: Tracer,
+  headers: Headers,
+  requestId: string,
+): OperationTrace {
+  const caller = propagator.extract(ROOT_CONTEXT, headers, headersGetter)
+  const span = tracer.startSpan(OPERATION_SPAN, { kind: SpanKind.SERVER }, caller)
+  if (span.isRecording()) span.setAttribute(ATTR_GATEWAY_REQUEST_ID, requestId)
+  return {
+    tracer,
+    span,
+    context: trace.setSpan(caller, span),
+    codes: new Set(),
+    cache: new Map(),
+    upstreamCalls: 0,
+    streaming: false,
+    failed: false,
+    ended: false,
   }
 }
 
-function end(state: OperationTrace, error?: unknown) {
+/** Names the span after its operation (`query Traversal`, or `query` when it has no name). */
+export function nameOperationTrace(state: OperationTrace, type: string, name: string | undefined) {
+  state.span.setAttribute(ATTR_GRAPHQL_OPERATION_TYPE, type)
+  if (name) {
+    state.span.setAttribute(ATTR_GRAPHQL_OPERATION_NAME, name)
+    state.span.updateName(`${type} ${name}`)
+  } else state.span.updateName(type)
+}
+
+/** Ends the operation's span with what it collected; once, however often called. */
+export function endOperationTrace(state: OperationTrace, error?: unknown) {
   if (state.ended) return
   state.ended = true
   const { span } = state
@@ -293,90 +309,6 @@ function end(state: OperationTrace, error?: unknown) {
     }
   }
   span.end()
-}
-
-/** Names the span after the operation the document and params select (`query Traversal`). */
-function name(state: OperationTrace, document: DocumentNode, operationName?: string | null) {
-  const operation = getOperationAST(document, operationName)
-  if (!operation) return
-  const type = operation.operation
-  state.span.setAttribute(ATTR_GRAPHQL_OPERATION_TYPE, type)
-  if (operation.name) {
-    state.span.setAttribute(ATTR_GRAPHQL_OPERATION_NAME, operation.name.value)
-    state.span.updateName(`${type} ${operation.name.value}`)
-  } else state.span.updateName(type)
-}
-
-/**
- * The yoga plugin: one SERVER span per GraphQL operation, named `<type> <name>` once its document
- * is parsed (`graphql.operation` until then, and for a document that does not parse), child of
- * the caller's `traceparent` when there is one, else the root of a new trace. Attributes:
- * graphql.operation.name/type, graphql.error.codes (each code once), gateway.request_id,
- * gateway.upstream.calls (upstream spans made in it), gateway.cache.<result> (see
- * recordCacheRead). Status ERROR when the response has errors and no data, or the operation
- * threw. Put it first in the plugin list, so the span covers the other plugins' work and sees
- * their refusals. No tracer (OTEL_SDK_DISABLED): does nothing.
- */
-export function useOperationTracing(tracer: Tracer | undefined): Plugin {
-  if (!tracer) return {}
-  return {
-    instrumentation: {
-      operation({ request, context: serverContext }, wrapped) {
-        if (isWarmUp(serverContext)) return wrapped()
-        const caller = propagator.extract(ROOT_CONTEXT, request.headers, headersGetter)
-        const span = tracer.startSpan(OPERATION_SPAN, { kind: SpanKind.SERVER }, caller)
-        if (span.isRecording()) span.setAttribute(ATTR_GATEWAY_REQUEST_ID, requestIdOf(request))
-        const state: OperationTrace = {
-          tracer,
-          span,
-          context: trace.setSpan(caller, span),
-          codes: new Set(),
-          cache: new Map(),
-          upstreamCalls: 0,
-          streaming: false,
-          failed: false,
-          ended: false,
-        }
-        operations.set(request, state)
-        const done = () => {
-          if (!state.streaming) end(state)
-        }
-        const fail = (error: unknown) => {
-          end(state, error)
-          throw error
-        }
-        let running: ReturnType<typeof wrapped>
-        try {
-          running = wrapped()
-        } catch (error) {
-          return fail(error)
-        }
-        if (running === undefined) return done()
-        return running.then(done, fail)
-      },
-    },
-    onParse() {
-      return ({ result, context: { params, request } }) => {
-        const state = operations.get(request)
-        if (!state?.span.isRecording() || result === null || result instanceof Error) return
-        name(state, result, params?.operationName)
-      }
-    },
-    onExecutionResult({ request, result, setResult }) {
-      const state = operations.get(request)
-      if (!state || result === undefined) return
-      if (isAsyncIterable(result)) {
-        state.streaming = true
-        setResult(
-          observeStream(
-            result,
-            (part) => record(state, part),
-            (error) => end(state, error),
-          ),
-        )
-      } else record(state, result)
-    },
-  }
 }
 
 /** The span a request outside any traced operation runs with: records nothing, sends nothing. */

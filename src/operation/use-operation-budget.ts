@@ -1,6 +1,7 @@
 import {
   type DocumentNode,
   type GraphQLSchema,
+  getOperationAST,
   getVariableValues,
   isNonNullType,
   type OperationDefinitionNode,
@@ -12,7 +13,7 @@ import type { Plugin } from 'graphql-yoga'
 import { LRUCache } from 'lru-cache'
 import type { Context } from '../context.js'
 import { refusal } from '../errors/graphql-errors.js'
-import { type Estimate, estimateOperation, operationOf } from './cost-estimate.js'
+import { type Estimate, estimateOperation } from './cost-estimate.js'
 
 /**
  * The upstream budget of an operation (MAX_OPERATION_COST), kept twice: before execution the
@@ -92,7 +93,7 @@ export function useOperationBudget(limits: BudgetLimits): Plugin<Context> {
   return {
     onExecute({ args, setResultAndStopExecution }) {
       const { operation: scope } = args.contextValue as Context
-      const operation = operationOf(args.document, args.operationName)
+      const operation = getOperationAST(args.document, args.operationName)
       // yoga has refused a document without the operation asked (OPERATION_RESOLUTION_FAILURE).
       if (!operation) return
       const variables = getVariableValues(

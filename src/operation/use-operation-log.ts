@@ -1,10 +1,10 @@
 import type { ExecutionResult } from 'graphql'
+import { getOperationAST } from 'graphql'
 import { isAsyncIterable, type Plugin } from 'graphql-yoga'
 import type { Context } from '../context.js'
-import { requestIdOf } from '../http/use-request-id.js'
 import type { Logger } from '../observability/logger.js'
 import type { GatewayMetrics } from '../observability/metrics.js'
-import { operationOf } from './cost-estimate.js'
+import { requestIdOf } from '../observability/request-id.js'
 import { errorCodesOf, observeStream, type ResultPart } from './result-stream.js'
 import { isWarmUp } from './warm-up.js'
 
@@ -75,7 +75,7 @@ export function useOperationLog(
       // The name of the operation the document holds, never the caller's `operationName` as
       // sent: that is free text of any length.
       const entry = entries.get((context as { request: Request }).request)
-      const operation = operationOf(params.documentAST, context.params?.operationName)
+      const operation = getOperationAST(params.documentAST, context.params?.operationName)
       if (entry && operation?.name) entry.operation = operation.name.value
     },
     onExecute({ args }) {

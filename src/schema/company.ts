@@ -2,11 +2,11 @@ import type { GraphQLObjectType, GraphQLResolveInfo } from 'graphql'
 import type { Context } from '../context.js'
 import { COUNTRIES, normaliseCompanyNumber } from '../domain/company-number.js'
 import { badUserInput, notFound } from '../errors/graphql-errors.js'
-import { upstreamCost } from '../operation/cost-estimate.js'
 import type { UpstreamError } from '../upstream/errors.js'
 import type { CompanyIdentifier, CompanyKey } from '../upstream/resources/common.js'
 import { builder } from './builder.js'
 import { startSelectedReads } from './prefetch.js'
+import { upstreamCost } from './upstream-cost.js'
 
 /**
  * A company, known at least by country and number. Name and place come along when the response

@@ -1,6 +1,5 @@
 import type { Context } from '../context.js'
 import { badUserInput, notFound } from '../errors/graphql-errors.js'
-import { pagedCost, upstreamCost } from '../operation/cost-estimate.js'
 import type { CompanyIdentifier, CompanyKey } from '../upstream/resources/common.js'
 import { type CompanyContact, companyContacts } from '../upstream/resources/company-contacts.js'
 import { listContacts } from '../upstream/resources/list-contacts.js'
@@ -8,6 +7,7 @@ import { builder } from './builder.js'
 import { CompanyType, companyFromId } from './company.js'
 import { ListNode } from './list.js'
 import { connectionKey, MAX_PAGE, pageOverOffsets, sliceOf } from './paging.js'
+import { pagedCost, upstreamCost } from './upstream-cost.js'
 
 /** Contact persons, of a company or saved in a list. */
 

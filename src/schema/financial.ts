@@ -1,8 +1,8 @@
-import { pagedCost } from '../operation/cost-estimate.js'
 import { type Financial, financials } from '../upstream/resources/financials.js'
 import { builder } from './builder.js'
 import { CompanyType } from './company.js'
 import { connectionKey, pageOverOffsets, sliceOf } from './paging.js'
+import { pagedCost } from './upstream-cost.js'
 
 /**
  * Financial statements. Amounts are in the upstream's reporting currency and unit, which the

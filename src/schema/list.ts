@@ -1,13 +1,13 @@
 import type { GraphQLObjectType } from 'graphql'
 import { badUserInput } from '../errors/graphql-errors.js'
-import { eachSettled } from '../loaders/index.js'
-import { pagedCost, upstreamCost } from '../operation/cost-estimate.js'
+import { eachSettled } from '../loaders/upstream-reader.js'
 import { listCompanies } from '../upstream/resources/list-companies.js'
 import { type List, listDetails, listOverview, theList } from '../upstream/resources/lists.js'
 import { builder } from './builder.js'
 import { CompanyType } from './company.js'
 import { connectionKey, pageOverOffsets, sliceOf } from './paging.js'
 import { startSelectedReads } from './prefetch.js'
+import { pagedCost, upstreamCost } from './upstream-cost.js'
 
 /** The caller's lists of companies, and the companies in them. */
 

@@ -1,9 +1,9 @@
 import { badUserInput } from '../errors/graphql-errors.js'
-import { unpagedCost } from '../operation/cost-estimate.js'
 import { lookalikes } from '../upstream/resources/lookalikes.js'
 import { builder } from './builder.js'
 import { CompanyType } from './company.js'
 import { connectionKey, pageOverOffsets } from './paging.js'
+import { unpagedCost } from './upstream-cost.js'
 
 /** Similar companies. The upstream returns them in one unpaged array; the gateway pages it. */
 

@@ -1,12 +1,12 @@
 import { brandWithType } from '@pothos/core'
 import type { GraphQLResolveInfo } from 'graphql'
 import type { Context } from '../context.js'
-import { upstreamCost } from '../operation/cost-estimate.js'
 import { builder } from './builder.js'
 import { CompanyType, companyFromId, existingCompany } from './company.js'
 import { ContactNode, contactByKey } from './contact.js'
 import { decodeGlobalId } from './global-id.js'
 import { ListNode } from './list.js'
+import { upstreamCost } from './upstream-cost.js'
 
 /**
  * Relay's node(id) and nodes(ids). Each ID answers on its own: a malformed one is null with

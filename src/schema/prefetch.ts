@@ -6,7 +6,7 @@ import {
 } from 'graphql'
 import { collectSubfields } from 'graphql/execution/collectFields.js'
 import type { Context } from '../context.js'
-import { readsUpstream } from '../operation/cost-estimate.js'
+import { readsUpstream } from './upstream-cost.js'
 
 /**
  * Starts, now, the upstream reads of the fields selected on `parent` (as `type`) below the field

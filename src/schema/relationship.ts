@@ -1,8 +1,8 @@
 import type { Context } from '../context.js'
-import { RELATIONSHIP_FAN_OUT, upstreamCost } from '../operation/cost-estimate.js'
 import { type Relationship, relationships } from '../upstream/resources/relationships.js'
 import { builder } from './builder.js'
 import { type CompanyRef, CompanyType } from './company.js'
+import { RELATIONSHIP_FAN_OUT, upstreamCost } from './upstream-cost.js'
 
 /** Shareholders and participations (upstream parents and children), from one upstream call. */
 

@@ -1,15 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from 'pino'
 import { type Dispatcher, Pool, errors as undiciErrors } from 'undici'
-import type { z } from 'zod'
 import type { UpstreamMetrics, UpstreamStatus } from '../observability/metrics.js'
-import {
-  ATTR_GATEWAY_CACHE,
-  type OperationTrace,
-  recordCacheRead,
-  traceUpstreamCall,
-} from '../observability/tracing.js'
-import type { CacheResult, Loaded, ReadCache } from './cache/read-cache.js'
+import { ATTR_GATEWAY_CACHE, recordCacheRead, traceUpstreamCall } from '../observability/tracing.js'
+import type { Loaded, ReadCache } from './cache/read-cache.js'
+import type { Endpoint, PreparedRequest } from './endpoint.js'
 import {
   cancelled,
   isCallersOwn,
@@ -19,6 +14,7 @@ import {
 } from './errors.js'
 import { FairShare, WaitEnded } from './fair-share.js'
 import { RateLimitWait, type UpstreamRateLimiter } from './rate-limit.js'
+import type { Caller, ReadScope } from './read-scope.js'
 import {
   DEFAULT_RETRY_POLICY,
   isRetryable,
@@ -26,95 +22,6 @@ import {
   type RetryPolicy,
   retryDelayMs,
 } from './retry.js'
-
-/** Language the upstream answers in, selected per caller. */
-export type Language = 'NL' | 'FR' | 'EN'
-
-/** Who a read is made for: never shared between callers. */
-export interface Caller {
-  /** The caller's own bearer token, used when the gateway has no service token. */
-  token?: string | undefined
-  language?: Language | undefined
-}
-
-/** How one GraphQL operation uses the upstream; made per operation by the caller of send(). */
-export interface ReadScope {
-  caller: Caller
-  /** The GraphQL request's X-Request-Id: sent upstream and on its log lines. */
-  requestId?: string | undefined
-  /** The operation's trace: each request sent is a span in it, and carries its `traceparent`. */
-  trace?: OperationTrace | undefined
-  /** Connections are shared round robin between keys: one key's backlog never starves another's. */
-  fairnessKey: string
-  /** Aborted when the operation's response is complete or its client went away: a queued read is
-   *  dropped unsent, a request in flight is aborted, no retry follows. */
-  signal: AbortSignal
-  /** Epoch ms, the operation's own deadline: a read still waiting for a connection then fails. */
-  deadline: number
-  /** Draws one HTTP request from the operation's budget just before it is sent (retries too);
-   *  false: the budget is spent and the request is not sent. */
-  spend(): boolean
-  /** The caller sent `Cache-Control: no-cache`: nothing cached is served to it. */
-  fresh: boolean
-  /** Epoch ms at which the operation started. */
-  startedAt: number
-  /** Told how each read through the cache was served (not called without a cache). */
-  served(result: CacheResult): void
-}
-
-export type QueryValue = string | number | boolean | readonly string[] | undefined
-
-/** One REST endpoint: how its parameters become a request, and the shape of its answer. */
-export interface Endpoint<P, T> {
-  /** Method and path template, e.g. `GET /v1/lists/{id}`: names the endpoint in errors. */
-  readonly name: string
-  /** The path template as the REST document writes it, e.g. `/v1/lists/{id}`: metrics, logs. */
-  readonly template: string
-  readonly request: (params: P) => {
-    path: readonly (string | number)[]
-    query?: Record<string, QueryValue>
-  }
-  readonly response: z.ZodType<T>
-}
-
-export function defineEndpoint<P, S extends z.ZodType>(
-  name: string,
-  request: Endpoint<P, z.output<S>>['request'],
-  response: S,
-): Endpoint<P, z.output<S>> {
-  return {
-    name,
-    template: name.replace(/^GET /, ''),
-    request,
-    response: response as z.ZodType<z.output<S>>,
-  }
-}
-
-/** A request ready to send; `key` identifies it for de-duplication (same key, same answer). */
-export interface PreparedRequest<T = unknown> {
-  readonly endpoint: Endpoint<unknown, T>
-  readonly pathAndQuery: string
-  readonly key: string
-}
-
-/**
- * Builds the path and a canonical query string: absent values dropped, keys sorted, list values
- * sorted and comma-joined, every path segment encoded.
- */
-export function prepare<P, T>(endpoint: Endpoint<P, T>, params: P): PreparedRequest<T> {
-  const { path, query = {} } = endpoint.request(params)
-  const pathname = `/${path.map((segment) => encodeURIComponent(String(segment))).join('/')}`
-  const search = new URLSearchParams()
-  for (const name of Object.keys(query).sort()) {
-    const value = query[name]
-    // An empty list filters nothing: leave it out, like an absent one.
-    if (value === undefined || (Array.isArray(value) && value.length === 0)) continue
-    search.set(name, Array.isArray(value) ? [...value].sort().join(',') : String(value))
-  }
-  const qs = search.toString()
-  const pathAndQuery = qs === '' ? pathname : `${pathname}?${qs}`
-  return { endpoint: endpoint as Endpoint<unknown, T>, pathAndQuery, key: pathAndQuery }
-}
 
 export interface UpstreamClientOptions {
   /** The REST service's base URL; `/v1/...` paths are appended to it. */

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { defineEndpoint } from '../client.js'
+import { defineEndpoint } from '../endpoint.js'
 import { type CompanyKey, companyIdentifier, companyPath, type Page, pagination } from './common.js'
 
 /** Contact persons of a company: GET /v1/companies/{country}/{number}/contacts. */

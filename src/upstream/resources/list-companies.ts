@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { defineEndpoint } from '../client.js'
+import { defineEndpoint } from '../endpoint.js'
 import { companyIdentifier, type Page, pagination } from './common.js'
 
 /** Companies of a list: GET /v1/lists/{id}/companies. */

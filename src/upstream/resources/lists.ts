@@ -1,6 +1,5 @@
-import { LRUCache } from 'lru-cache'
 import { z } from 'zod'
-import { defineEndpoint } from '../client.js'
+import { defineEndpoint } from '../endpoint.js'
 import { UpstreamError } from '../errors.js'
 import { type Page, pagination } from './common.js'
 
@@ -46,32 +45,4 @@ export function theList(response: { data: List[] }, listId: number): List {
   const found = response.data[0]
   if (!found) throw new UpstreamError('NOT_FOUND', listDetails.name, `there is no list ${listId}`)
   return found
-}
-
-/**
- * The type of each list the gateway has read (a list is STATIC or SMART for good), per upstream
- * token scope (what one token saw is never used for another's reads). Knowing it,
- * `list(listId:)` can send its companies read (whose parameters depend on the type) beside its
- * details read, one round trip instead of two. It holds no data, only which parameters a read
- * will need; a read made on a type that turns out wrong is made again.
- */
-export class ListTypes {
-  private readonly known = new LRUCache<string, List['type']>({ max: 10_000 })
-
-  /** What is known for the reads of one token scope (none: nothing is learned or known). */
-  of(scope: string | undefined): KnownListTypes {
-    if (scope === undefined) return { learn: () => {}, typeOf: () => undefined }
-    return {
-      learn: (lists) => {
-        for (const list of lists) this.known.set(`${scope}:${list.id}`, list.type)
-      },
-      typeOf: (listId) => this.known.get(`${scope}:${listId}`),
-    }
-  }
-}
-
-/** List types learned from earlier reads with one token. */
-export interface KnownListTypes {
-  learn(lists: readonly Pick<List, 'id' | 'type'>[]): void
-  typeOf(listId: number): List['type'] | undefined
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { defineEndpoint } from '../client.js'
+import { defineEndpoint } from '../endpoint.js'
 import { type CompanyKey, companyIdentifier, companyKey, companyPath } from './common.js'
 
 /** Similar companies: GET /v1/companies/{country}/{number}/lookalikes (unpaged). */

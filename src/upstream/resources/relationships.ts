@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { defineEndpoint } from '../client.js'
+import { defineEndpoint } from '../endpoint.js'
 import { type CompanyKey, companyIdentifier, companyPath } from './common.js'
 
 /** Shareholders and participations: GET /v1/companies/{country}/{number}/relationships. */

@@ -1,0 +1,97 @@
+import DataLoader from 'dataloader'
+import type { Endpoint } from '../upstream/endpoint.js'
+import { UpstreamError } from '../upstream/errors.js'
+import type { CompanyIdentifier, CompanyKey } from '../upstream/resources/common.js'
+import { financials } from '../upstream/resources/financials.js'
+import { eachSettled, type UpstreamReader } from './upstream-reader.js'
+
+export const companyKeyString = (company: CompanyKey) =>
+  `${company.country}:${company.companyNumber}`
+
+const isNotFound = (error: unknown) => error instanceof UpstreamError && error.code === 'NOT_FOUND'
+
+/**
+ * What this operation knows of companies' names and places, and whether they exist. Every
+ * response that carries a company identifier feeds it, so a name costs an upstream call only
+ * when nothing in hand or in flight will carry it.
+ */
+export class CompanyDirectory {
+  private readonly known = new Map<string, CompanyIdentifier>()
+  /** The first read in flight (or failed with NOT_FOUND) of each company's own resources. */
+  private readonly expected = new Map<string, Promise<CompanyIdentifier>>()
+  /** Every read of each company's own resources: any answer proves the company exists. */
+  private readonly readsOf = new Map<string, Promise<CompanyIdentifier>[]>()
+  private readonly loader: DataLoader<CompanyKey, CompanyIdentifier, string>
+
+  constructor(private readonly upstream: UpstreamReader) {
+    this.loader = new DataLoader((keys) => eachSettled(keys, (key) => this.lookUp(key)), {
+      cacheKeyFn: companyKeyString,
+      // Wait until the resolvers of this execution pass have started their reads, so that a
+      // name asked beside the company's financials comes from that same call.
+      batchScheduleFn: (dispatch) => setImmediate(dispatch),
+      // Each name answers as soon as its own read does, not with the slowest of a batch.
+      batch: false,
+    })
+  }
+
+  /** Notes a company's identifier and returns it, ready to back a Company. */
+  remember(identifier: CompanyIdentifier): CompanyIdentifier {
+    this.known.set(companyKeyString(identifier), identifier)
+    return identifier
+  }
+
+  /** Reads a company resource; its answer names the company, so it is noted as on its way. */
+  read<P extends { company: CompanyKey }, T extends { identifier: CompanyIdentifier }>(
+    endpoint: Endpoint<P, T>,
+    params: P,
+  ): Promise<T> {
+    const response = this.upstream.read(endpoint, params)
+    const key = companyKeyString(params.company)
+    const identifier = response.then((r) => this.remember(r.identifier))
+    // Its failure is the response's own, reported by whoever awaits that; verify() reads it too.
+    identifier.catch(() => {})
+    const reads = this.readsOf.get(key)
+    if (reads) reads.push(identifier)
+    else this.readsOf.set(key, [identifier])
+    if (!this.known.has(key) && !this.expected.has(key)) {
+      identifier.catch(
+        // A 404 settles the question for every field of the company; any other failure is the
+        // read's own (reported by it), and a name lookup may still try another read.
+        (error) => isNotFound(error) || this.expected.delete(key),
+      )
+      this.expected.set(key, identifier)
+    }
+    return response
+  }
+
+  identify(company: CompanyKey): Promise<CompanyIdentifier> {
+    return this.loader.load(company)
+  }
+
+  /**
+   * Resolves once the upstream has shown it has the company: it is known from an answer in hand,
+   * or one of the reads made for it succeeds (the smallest one that names it is made if none
+   * is). When every one fails: NOT_FOUND if the upstream said 404, else the first failure, so a
+   * company is never claimed on no evidence.
+   */
+  async verify(company: CompanyKey): Promise<void> {
+    const key = companyKeyString(company)
+    if (this.known.has(key)) return
+    try {
+      await Promise.any(this.readsOf.get(key) ?? [this.identify(company)])
+    } catch (error) {
+      const failures = error instanceof AggregateError ? error.errors : [error]
+      throw failures.find(isNotFound) ?? failures[0]
+    }
+  }
+
+  private lookUp(company: CompanyKey): Promise<CompanyIdentifier> {
+    const key = companyKeyString(company)
+    const known = this.known.get(key)
+    if (known) return Promise.resolve(known)
+    const expected = this.expected.get(key)
+    if (expected) return expected
+    // The smallest answer that carries the identifier: one financial record.
+    return this.read(financials, { company, limit: 1, offset: 0 }).then((r) => r.identifier)
+  }
+}
