@@ -146,6 +146,20 @@ describe('Dockerfile', () => {
     expect(buildStage.some((line) => /^RUN\b.*\bnpm run build\b/.test(line))).toBe(true)
   })
 
+  it('builds and serves on Node 24, the active LTS (contract/runtime.md)', () => {
+    const args = new Map(
+      instructions
+        .filter((line) => keyword(line) === 'ARG')
+        .map((line) => line.slice('ARG'.length).trim().split('=', 2) as [string, string?]),
+    )
+    const images = froms.map((index) =>
+      (instructions[index]?.split(/\s+/)[1] ?? '').replace(/^\$\{(\w+)\}$/, (_, name: string) =>
+        String(args.get(name)),
+      ),
+    )
+    for (const image of images) expect(image).toMatch(/^node:24[-.]/)
+  })
+
   it('installs production dependencies only in the final stage, and copies dist/', () => {
     expect(inFinal('RUN').some((line) => /\bnpm ci\b.*--omit=dev\b/.test(line))).toBe(true)
     expect(inFinal('COPY').some((line) => /--from=\S+\s+\S*dist\/?\s/.test(line))).toBe(true)
