@@ -150,7 +150,9 @@ describe('Dockerfile', () => {
     const args = new Map(
       instructions
         .filter((line) => keyword(line) === 'ARG')
-        .map((line) => line.slice('ARG'.length).trim().split('=', 2) as [string, string?]),
+        .map(
+          (line) => line.slice('ARG'.length).trim().split('=', 2) as [string, string | undefined],
+        ),
     )
     const images = froms.map((index) =>
       (instructions[index]?.split(/\s+/)[1] ?? '').replace(/^\$\{(\w+)\}$/, (_, name: string) =>
