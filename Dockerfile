@@ -5,7 +5,8 @@
 #   docker run -p 4000:4000 -e UPSTREAM_URL=… -e UPSTREAM_TOKEN=… company-data-gateway
 # The same image runs the demo upstream: `node dist/demo-upstream/main.js` (docker-compose.yml).
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node 24, the active LTS (Node 20 reached its end of life on 2026-04-30).
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # ---- build: every dependency, tsc → dist/ ----
 FROM ${NODE_IMAGE} AS build

@@ -1,13 +1,17 @@
 import { readFile, writeFile } from 'node:fs/promises'
-import { printSchema } from 'graphql'
-import { schema } from '../src/schema/index.js'
+import { loadConfig } from '../src/config.js'
+import { createGateway } from '../src/gateway.js'
+import { printServedSchema } from './served-schema.js'
 
 /**
- * Prints schema.graphql from the Pothos builder (types sorted). With --check, writes nothing and
- * fails when the committed file differs, so a stale schema cannot land.
+ * Prints schema.graphql: the schema the gateway serves. With --check, writes nothing and fails
+ * when the committed file differs, so a stale schema cannot land.
  */
 const file = new URL('../schema.graphql', import.meta.url)
-const printed = `${printSchema(schema)}\n`
+// Built as src/main.ts builds it; printing the schema sends no request to the upstream.
+const gateway = createGateway({ ...loadConfig({}), upstreamUrl: 'http://127.0.0.1:9' })
+const printed = printServedSchema(gateway)
+await gateway.close()
 
 if (process.argv.includes('--check')) {
   const committed = await readFile(file, 'utf8').catch(() => '')

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http'
 import { ConfigError, loadConfig } from './config.js'
-import { DEMO_TOKEN, DemoUpstream } from './demo-upstream/server.js'
+import type { DemoUpstream } from './demo-upstream/server.js'
 import { createGateway } from './gateway.js'
 import { trackConnections } from './http/drain.js'
 import { createLogger } from './observability/logger.js'
@@ -36,6 +36,8 @@ let demo: DemoUpstream | undefined
 let upstreamUrl = config.upstreamUrl
 let upstreamToken = config.upstreamToken
 if (upstreamUrl === undefined) {
+  // Loaded only here: production, which sets UPSTREAM_URL, never loads the demo's code and data.
+  const { DEMO_TOKEN, DemoUpstream } = await import('./demo-upstream/server.js')
   demo = new DemoUpstream({ languageHeader: config.upstreamLanguageHeader })
   upstreamUrl = await demo.start()
   upstreamToken ??= DEMO_TOKEN

@@ -146,6 +146,22 @@ describe('Dockerfile', () => {
     expect(buildStage.some((line) => /^RUN\b.*\bnpm run build\b/.test(line))).toBe(true)
   })
 
+  it('builds and serves on Node 24, the active LTS (contract/runtime.md)', () => {
+    const args = new Map(
+      instructions
+        .filter((line) => keyword(line) === 'ARG')
+        .map(
+          (line) => line.slice('ARG'.length).trim().split('=', 2) as [string, string | undefined],
+        ),
+    )
+    const images = froms.map((index) =>
+      (instructions[index]?.split(/\s+/)[1] ?? '').replace(/^\$\{(\w+)\}$/, (_, name: string) =>
+        String(args.get(name)),
+      ),
+    )
+    for (const image of images) expect(image).toMatch(/^node:24[-.]/)
+  })
+
   it('installs production dependencies only in the final stage, and copies dist/', () => {
     expect(inFinal('RUN').some((line) => /\bnpm ci\b.*--omit=dev\b/.test(line))).toBe(true)
     expect(inFinal('COPY').some((line) => /--from=\S+\s+\S*dist\/?\s/.test(line))).toBe(true)
@@ -292,7 +308,7 @@ interface K8sObject {
   }
 }
 
-/** The backticked names of the first column of contract/runtime.md's settings table. */
+/** The backticked names in the first column of contract/runtime.md's settings table. */
 function contractSettings(): Set<string> {
   const lines = read('contract/runtime.md').split(/\r?\n/)
   const heading = lines.findIndex((line) => /^##\s+Settings\b/.test(line))
@@ -306,9 +322,9 @@ function contractSettings(): Set<string> {
       continue
     }
     inTable = true
-    const first = line.trim().split('|')[1]?.trim() ?? ''
-    const name = /^`([A-Z][A-Z0-9_]*)`$/.exec(first)?.[1]
-    if (name) names.add(name)
+    // A row may name several settings: `AUTH_JWKS_URL`, `AUTH_ISSUER`, `AUTH_AUDIENCE`.
+    const first = line.trim().split('|')[1] ?? ''
+    for (const [, name = ''] of first.matchAll(/`([A-Z][A-Z0-9_]*)`/g)) names.add(name)
   }
   return names
 }
@@ -421,6 +437,7 @@ describe('Kubernetes manifests', () => {
     const settings = contractSettings()
     expect(settings).toContain('SHUTDOWN_TIMEOUT_MS')
     expect(settings).toContain('PERSISTED_DOCUMENTS')
+    expect(settings).toContain('AUTH_AUDIENCE')
     const names: string[] = []
     for (const source of container.envFrom ?? []) {
       // Every key of the ConfigMap becomes a variable; a Secret referenced whole could hide keys.

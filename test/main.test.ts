@@ -1,8 +1,20 @@
 import { type ChildProcess, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import {
+  cpSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { createRequire } from 'node:module'
 import { connect, type Socket } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { Script } from 'node:vm'
 import { Agent, fetch as undiciFetch } from 'undici'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -326,11 +338,51 @@ describe('drain on SIGTERM', () => {
 
 describe('the production build', () => {
   const dist = new URL('dist/', root)
-  beforeAll(() => {
+  const upstream = new DemoUpstream({ tokens: ['caller-token'] })
+  const copies: string[] = []
+  let url = ''
+  beforeAll(async () => {
+    url = await upstream.start()
     const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
     const build = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root })
     expect(build.status, String(build.stdout)).toBe(0)
   }, 120_000)
+  afterAll(async () => {
+    await upstream.stop()
+    for (const copy of copies) rmSync(copy, { recursive: true, force: true })
+  })
+
+  it('never loads the demo upstream when UPSTREAM_URL is set: it serves from a dist/ without it', async () => {
+    const copy = mkdtempSync(join(tmpdir(), 'gateway-dist-'))
+    copies.push(copy)
+    const demoFolder = fileURLToPath(new URL('demo-upstream', dist))
+    cpSync(fileURLToPath(dist), join(copy, 'dist'), {
+      recursive: true,
+      filter: (path) => !path.startsWith(demoFolder),
+    })
+    writeFileSync(join(copy, 'package.json'), JSON.stringify({ type: 'module' }))
+    symlinkSync(fileURLToPath(new URL('node_modules', root)), join(copy, 'node_modules'))
+    const entry = join(copy, 'dist', 'main.js')
+
+    const port = await freePort()
+    const run = startEntry(entry, { PORT: String(port), UPSTREAM_URL: url }, 'Gateway ready')
+    running.push(run.child)
+    await run.ready
+    const answer = await fetch(`http://127.0.0.1:${port}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer caller-token' },
+      body: JSON.stringify({ query: '{ lists(first: 1) { totalCount } }' }),
+    })
+    expect(await answer.json()).toMatchObject({ data: { lists: { totalCount: 10 } } })
+    run.child.kill('SIGTERM')
+    expect(await run.exited).toBe(0)
+
+    // The copy really lacks it: without UPSTREAM_URL the same entry cannot start.
+    const demoRun = startEntry(entry, { PORT: String(port) }, 'Gateway ready')
+    running.push(demoRun.child)
+    expect(await demoRun.exited).toBe(1)
+    expect(demoRun.output().stderr).toContain('demo-upstream/server.js')
+  })
 
   it('imports nothing from the dev dependencies: `npm ci --omit=dev` is enough to run it', () => {
     const manifest = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as {

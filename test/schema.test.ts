@@ -3,18 +3,24 @@ import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import {
+  buildClientSchema,
   buildSchema,
   type GraphQLField,
   type GraphQLNamedType,
+  getIntrospectionQuery,
+  type IntrospectionQuery,
   isEnumType,
   isInputObjectType,
   isInterfaceType,
   isNonNullType,
   isObjectType,
+  lexicographicSortSchema,
   printSchema,
 } from 'graphql'
 import { describe, expect, it } from 'vitest'
+import { printServedSchema } from '../scripts/served-schema.js'
 import { schema } from '../src/schema/index.js'
+import { startStack } from './support/stack.js'
 
 const root = new URL('../', import.meta.url)
 const ownTypes = Object.values(schema.getTypeMap()).filter((type) => !type.name.startsWith('__'))
@@ -23,10 +29,33 @@ function fieldsOf(type: GraphQLNamedType): GraphQLField<unknown, unknown>[] {
   return isObjectType(type) || isInterfaceType(type) ? Object.values(type.getFields()) : []
 }
 
-describe('schema.graphql and generated code', () => {
-  it('schema.graphql is what the builder prints (run `npm run schema`)', async () => {
-    const committed = await readFile(new URL('schema.graphql', root), 'utf8')
-    expect(committed).toBe(`${printSchema(schema)}\n`)
+describe('schema.graphql and generated code', async () => {
+  const stack = await startStack()
+  const committed = await readFile(new URL('schema.graphql', root), 'utf8')
+
+  it('schema.graphql is the schema the gateway serves, applied directives included (run `npm run schema`)', () => {
+    expect(committed).toBe(printServedSchema(stack.gateway))
+  })
+
+  it('schema.graphql describes what introspection over HTTP answers: types, fields, directives', async () => {
+    const query = getIntrospectionQuery({
+      descriptions: true,
+      specifiedByUrl: true,
+      directiveIsRepeatable: true,
+      schemaDescription: true,
+      inputValueDeprecation: true,
+      oneOf: true,
+    })
+    const { status, body } = await stack.post(query)
+    expect([status, body.errors]).toEqual([200, undefined])
+    const served = buildClientSchema(body.data as unknown as IntrospectionQuery)
+    // Sorted: an introspection answer lists types in an order of its own.
+    const print = (s: typeof served) => printSchema(lexicographicSortSchema(s))
+    expect(print(buildSchema(committed))).toBe(print(served))
+    expect(['defer', 'stream'].map((name) => served.getDirective(name)?.name)).toEqual([
+      'defer',
+      'stream',
+    ])
   })
 
   it('the typed documents in test/gql are what codegen.ts generates (run `npm run codegen`)', async () => {
