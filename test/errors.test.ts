@@ -151,6 +151,26 @@ describe('refused before execution, with a code and no upstream call', () => {
   })
 })
 
+describe('an error points at what failed', () => {
+  const company = data.companies.find((c) => c.name !== undefined)
+  if (!company) throw new Error('demo data lacks a named company')
+  const at = `country: ${company.country}, number: "${company.companyNumber}"`
+
+  it('by its path and its place in the document', async () => {
+    const { body } = await stack.post(
+      `{\n  ok: company(${at}) { name }\n  bad: company(country: BE, number: "x") { name }\n}`,
+    )
+    expect(body.data).toEqual({ ok: { name: company.name }, bad: null })
+    expect(body.errors).toEqual([
+      expect.objectContaining({
+        path: ['bad'],
+        locations: [{ line: 3, column: 3 }],
+        extensions: expect.objectContaining({ code: 'BAD_USER_INPUT' }),
+      }),
+    ])
+  })
+})
+
 describe('a batch never fails as a whole because one key failed', () => {
   it('one failed name lookup nulls that one name, not the page', async () => {
     const company = data.companies.find((c) => data.lookalikesOf(c).length >= 10)

@@ -93,6 +93,22 @@ describe('Query.lists', () => {
     expect(tail.data?.lists.nodes.map((n) => n.listId)).toEqual(lists.slice(-2).map((l) => l.id))
     expect(tail.data?.lists.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true })
   })
+
+  it('answers under aliases named after members of Object.prototype', async () => {
+    const [first] = lists
+    const { body } = await stack.post(
+      '{ __proto__: lists(first: 1) { constructor: totalCount nodes { __proto__: name toString: listId } } hasOwnProperty: __typename }',
+    )
+    expect(body.errors).toBeUndefined()
+    // Computed keys: `__proto__:` in an object literal would set its prototype instead.
+    expect(body.data).toEqual({
+      ['__proto__']: {
+        constructor: lists.length,
+        nodes: [{ ['__proto__']: first?.name, toString: first?.id }],
+      },
+      hasOwnProperty: 'Query',
+    })
+  })
 })
 
 describe('Query.list', () => {
