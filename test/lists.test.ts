@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import { GRAPHIQL_TABS, type GraphiQLTab } from '../src/graphiql.js'
 import { graphql } from './gql/index.js'
@@ -135,6 +136,19 @@ describe('Query.list', () => {
   it('refuses a negative listId before any upstream call', async () => {
     const result = await stack.execute(OneList, { listId: -1 })
     expect(result.errors?.[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT', argument: 'listId' })
+    expect(demo.calls()).toEqual([])
+  })
+
+  it('reads nothing when a root field beside it fails at once and nulls data', async () => {
+    const { body } = await stack.post(
+      `{ list(listId: ${big.id}) { name } lists(first: -1) { totalCount } }`,
+    )
+    expect(body.data).toBeNull()
+    expect(body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+      [['lists'], 'BAD_USER_INPUT'],
+    ])
+    // A read wrongly left pending would go out within this time.
+    await sleep(500)
     expect(demo.calls()).toEqual([])
   })
 
