@@ -4,7 +4,6 @@ import type { IncomingMessage } from 'node:http'
 import type { Plugin, YogaInitialContext } from 'graphql-yoga'
 import { keyedHash } from './keyed-hash.js'
 import { createLoaders, type Loaders } from './loaders.js'
-import { NulledBranches } from './nulled-branches.js'
 import { requestIdOf } from './request-id.js'
 import { operationTraceOf } from './telemetry.js'
 import type { Language, ReadScope, UpstreamClient } from './upstream/client.js'
@@ -34,8 +33,6 @@ export interface Context {
   keyedHash(parts: readonly string[], length?: number): string
   /** List types learned from earlier reads with the same upstream token. */
   listTypes: KnownListTypes
-  /** Branches of the response an error has nulled: nothing more is read for them. */
-  nulledBranches: NulledBranches
 }
 
 /** The first of nl, fr, en that Accept-Language names (any case, region ignored), if any. */
@@ -131,7 +128,6 @@ export function contextFactory(
       loaders: createLoaders(client, operation),
       keyedHash: hash,
       listTypes: listTypes.of(client.tokenScope(operation.caller)),
-      nulledBranches: new NulledBranches(operation.end),
     }
   }
 }

@@ -3,7 +3,6 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql'
 import { getIntrospectionQuery } from 'graphql'
 import { createYoga, useReadinessCheck } from 'graphql-yoga'
 import { operationShapeLimits, useAcceptCheck, useBodyLimit, useKnownPaths } from './admission.js'
-import { type CompiledExecution, useCompiledExecution } from './compiled-execution.js'
 import type { Config } from './config.js'
 import { type Context, contextFactory, useExecutionCancellation } from './context.js'
 import { useDrain } from './drain.js'
@@ -12,7 +11,6 @@ import { graphiqlOptions } from './graphiql.js'
 import { keyedHash } from './keyed-hash.js'
 import { type Logger, yogaLogger } from './logger.js'
 import { GatewayMetrics, useMetricsEndpoint } from './metrics.js'
-import { useNulledBranches } from './nulled-branches.js'
 import { useOperationBudget } from './operation-budget.js'
 import { useOperationLog } from './operation-log.js'
 import { usePersistedDocuments } from './persisted-documents.js'
@@ -28,8 +26,6 @@ import { WARM_UP } from './warm-up.js'
 
 export type GatewayConfig = Omit<Config, 'port' | 'host' | 'logLevel' | 'upstreamUrl'> & {
   upstreamUrl: string
-  /** `never`: every operation through graphql-js (tests compare the two executors). */
-  compiledExecution?: CompiledExecution | 'never'
 }
 
 /**
@@ -91,8 +87,6 @@ export function createGateway(
     plugins: [
       // First, so its span covers the other plugins and sees their refusals.
       useOperationTracing(telemetry.tracer),
-      // Before any other plugin sees the result: the errors it drops were never the caller's.
-      useNulledBranches(),
       useRequestId(),
       useKnownPaths([graphqlEndpoint, '/health', '/ready', '/metrics']),
       useMetricsEndpoint(metrics),
@@ -110,10 +104,6 @@ export function createGateway(
       useExecutionCancellation(),
       // @defer and @stream over multipart/mixed and text/event-stream.
       useDeferStream(),
-      // After the plugins that set graphql-js's executor: for what it compiles, graphql-jit's.
-      ...(config.compiledExecution === 'never'
-        ? []
-        : [useCompiledExecution(config.compiledExecution)]),
       // After every request parser is set (yoga's own come first).
       useBodyLimit(config.maxBodyBytes),
     ],
