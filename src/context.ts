@@ -5,7 +5,6 @@ import type { YogaInitialContext } from 'graphql-yoga'
 import { keyedHash } from './domain/keyed-hash.js'
 import { createLoaders, type Loaders } from './loaders/index.js'
 import { type KnownListTypes, ListTypes } from './loaders/list-types.js'
-import { NulledBranches } from './nulled-branches.js'
 import { requestIdOf } from './observability/request-id.js'
 import { operationTraceOf } from './operation/use-operation-tracing.js'
 import type { UpstreamClient } from './upstream/client.js'
@@ -35,8 +34,6 @@ export interface Context {
   keyedHash(parts: readonly string[], length?: number): string
   /** List types learned from earlier reads with the same upstream token. */
   listTypes: KnownListTypes
-  /** Branches of the response an error has nulled: nothing more is read for them. */
-  nulledBranches: NulledBranches
 }
 
 /** The first of nl, fr, en that Accept-Language names (any case, region ignored), if any. */
@@ -132,7 +129,6 @@ export function contextFactory(
       loaders: createLoaders(client, operation),
       keyedHash: hash,
       listTypes: listTypes.of(client.tokenScope(operation.caller)),
-      nulledBranches: new NulledBranches(operation.end),
     }
   }
 }

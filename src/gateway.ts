@@ -2,7 +2,6 @@ import { useDeferStream } from '@graphql-yoga/plugin-defer-stream'
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql'
 import { getIntrospectionQuery } from 'graphql'
 import { createYoga, useReadinessCheck } from 'graphql-yoga'
-import { type CompiledExecution, useCompiledExecution } from './compiled-execution.js'
 import type { Config } from './config.js'
 import { type Context, contextFactory } from './context.js'
 import { keyedHash } from './domain/keyed-hash.js'
@@ -16,7 +15,6 @@ import { useMetricsEndpoint } from './http/use-metrics-endpoint.js'
 import { usePersistedDocuments } from './http/use-persisted-documents.js'
 import { useRequestId } from './http/use-request-id.js'
 import { yogaLogger } from './http/yoga-logger.js'
-import { useNulledBranches } from './nulled-branches.js'
 import type { Logger } from './observability/logger.js'
 import { GatewayMetrics } from './observability/metrics.js'
 import { propagateOnly, type Telemetry } from './observability/tracing.js'
@@ -35,8 +33,6 @@ import { UpstreamRateLimiter } from './upstream/rate-limit.js'
 
 export type GatewayConfig = Omit<Config, 'port' | 'host' | 'logLevel' | 'upstreamUrl'> & {
   upstreamUrl: string
-  /** `never`: every operation through graphql-js (tests compare the two executors). */
-  compiledExecution?: CompiledExecution | 'never'
 }
 
 /**
@@ -98,8 +94,6 @@ export function createGateway(
     plugins: [
       // First, so its span covers the other plugins and sees their refusals.
       useOperationTracing(telemetry.tracer),
-      // Before any other plugin sees the result: the errors it drops were never the caller's.
-      useNulledBranches(),
       useRequestId(),
       useKnownPaths([graphqlEndpoint, '/health', '/ready', '/metrics']),
       useMetricsEndpoint(metrics),
@@ -117,10 +111,6 @@ export function createGateway(
       useExecutionCancellation(),
       // @defer and @stream over multipart/mixed and text/event-stream.
       useDeferStream(),
-      // After the plugins that set graphql-js's executor: for what it compiles, graphql-jit's.
-      ...(config.compiledExecution === 'never'
-        ? []
-        : [useCompiledExecution(config.compiledExecution)]),
       // After every request parser is set (yoga's own come first).
       useBodyLimit(config.maxBodyBytes),
     ],

@@ -338,15 +338,26 @@ describe('the budget while the operation runs', () => {
     expect(found?.shareholders).toHaveLength(data.relationshipsOf(held).parents.length)
   })
 
+  it('neither reads nor estimates a skipped field merged with an included one', async () => {
+    const { body } = await stack.post(
+      `{ company(${at}) @skip(if: true) { ...F } company(${at}) { number } }
+       fragment F on Company { lookalikes(first: 20) { nodes { financials(first: 1) { totalCount } shareholders { name } } } }`,
+    )
+    expect(body.errors).toBeUndefined()
+    expect(body.data).toEqual({ company: { number: full.companyNumber } })
+    // The company's existence check, its one read: no lookalike is read.
+    expect(demo.calls().map((c) => c.path)).toEqual([
+      `/v1/companies/${full.country}/${full.companyNumber}/financials`,
+    ])
+    expect(costOf(body)).toMatchObject({ estimated: 1, upstreamCalls: 1 })
+  })
+
   it('sends nothing for an operation once its response is complete', async () => {
     // One statement fails at once and nulls the whole list (non-null fields up to it), while
     // the lookalikes are still on their way; their statements must never be read.
     const [first] = big.members
     if (!first) throw new Error('empty list')
     const query = `{ list(listId: ${big.id}) { companies(first: 10) { nodes { financials(first: 1) { totalCount } lookalikes(first: 3) { nodes { financials(first: 1) { totalCount } } } } } } }`
-    // Once without faults, so that it runs compiled (src/compiled-execution.ts) next.
-    await stack.post(query)
-    demo.reset()
     demo.inject({
       path: `/v1/companies/${first.company.country}/${first.company.companyNumber}/financials`,
       status: 500,
@@ -400,4 +411,47 @@ describe('a client that goes away', () => {
     // …so no lookalike's statements are ever asked for.
     expect(patient.demo.calls().filter((c) => c.path.endsWith('/financials'))).toEqual([])
   })
+
+  it('many leaving at once, amid failing reads: no unhandled rejection, and the gateway still answers', async () => {
+    const owned = data.companies.find((c) => data.relationshipsOf(c).parents.length > 0)
+    if (!owned) throw new Error('demo data lacks a company with shareholders')
+    const where = `country: ${owned.country}, number: "${owned.companyNumber}"`
+    const id = Buffer.from(`Company:${owned.country}:${owned.companyNumber}`).toString('base64url')
+    const queries = [
+      `{ company(${where}) { contacts(first: 1) { totalCount } shareholders { company { name financials(first: 1) { totalCount } } } } slow: lists(first: 1) { totalCount } }`,
+      `{ nodes(ids: ["${id}", "${id}"]) { ... on Company { name financials(first: 2) { totalCount } } } lists(first: 1) { totalCount } }`,
+      '{ lists(first: 3) { nodes { name companies(first: 2) { nodes { name lookalikes(first: 2) { nodes { name } } } } } } }',
+    ]
+    const unhandled: unknown[] = []
+    const onUnhandled = (error: unknown) => unhandled.push(error)
+    process.on('unhandledRejection', onUnhandled)
+    demo.inject({ path: /contacts|\/v1\/lists$/, status: 500, delayMs: 40 })
+    demo.inject({ path: /financials/, status: 400, delayMs: 80 })
+    demo.inject({ path: /./, delayMs: 30 })
+    const leaving = async (query: string, afterMs: number) => {
+      const controller = new AbortController()
+      setTimeout(() => controller.abort(), afterMs)
+      try {
+        const response = await stack.gateway.yoga.fetch('http://gateway.test/graphql', {
+          method: 'POST',
+          signal: controller.signal,
+          headers: { 'content-type': 'application/json', authorization: 'Bearer demo-token' },
+          body: JSON.stringify({ query }),
+        })
+        await response.text()
+      } catch {}
+    }
+    for (let round = 0; round < 6; round++) {
+      await Promise.all(
+        Array.from({ length: 60 }, (_, i) => leaving(queries[i % 3] ?? '', (i * 7) % 150)),
+      )
+    }
+    // Whatever the abandoned operations leave behind settles by then.
+    await sleep(1500)
+    process.off('unhandledRejection', onUnhandled)
+    demo.reset()
+    const after = await stack.post(`{ company(${where}) { name } }`)
+    expect(after.body.data).toEqual({ company: { name: owned.name ?? null } })
+    expect(unhandled).toEqual([])
+  }, 60_000)
 })

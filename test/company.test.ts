@@ -212,6 +212,30 @@ describe('upstream failures reach the client as coded errors on the failing fiel
     expect(result.errors?.[0]?.message).toContain('pagination')
   })
 
+  it('a whole number beyond 32 bits where the schema shows an Int → UPSTREAM_BAD_RESPONSE on the read that brought it', async () => {
+    const staffed = demo.data.companies.find(
+      (c) => demo.data.contactsOf(c).length > 0 && demo.data.lookalikesOf(c).length > 0,
+    )
+    if (!staffed) throw new Error('demo data lacks a company with contacts and peers')
+    demo.inject({
+      path: /\/contacts$/,
+      transform: (json) => {
+        for (const c of (json as { data: { identifier: { contactId: number } }[] }).data) {
+          c.identifier.contactId += 2 ** 40
+        }
+        return json
+      },
+    })
+    const { body } = await stack.post(
+      `{ company(country: ${staffed.country}, number: "${staffed.companyNumber}") { contacts(first: 3) { nodes { contactId } } lookalikes(first: 1) { totalCount } } }`,
+    )
+    // The lookalikes read shows that the company exists; contacts is non-null.
+    expect(body.data).toEqual({ company: null })
+    expect(body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+      [['company', 'contacts'], 'UPSTREAM_BAD_RESPONSE'],
+    ])
+  })
+
   it('keeps the sibling fields when only one fails', async () => {
     const Both = graphql(`
       query NameAndTwoPages($country: Country!, $number: String!) {

@@ -23,7 +23,7 @@ const send = (query: string, accept: string) =>
 
 type Part = {
   data?: unknown
-  incremental?: { data?: unknown; path: unknown[] }[]
+  incremental?: { data?: unknown; path: unknown[]; label?: string; errors?: unknown[] }[]
   hasNext: boolean
   extensions?: { cost?: { upstreamCalls: number; estimated: number } }
   errors?: { extensions?: { code?: string } }[]
@@ -56,6 +56,40 @@ describe('@defer', () => {
     ])
     // The last part reports what the whole operation cost, deferred reads included.
     expect(last?.extensions?.cost?.upstreamCalls).toBe(demo.calls().length)
+  })
+
+  it('a failed part nulls only what is in it: the other parts arrive whole', async () => {
+    const { data } = demo
+    const held = data.companies.find(
+      (c) => data.relationshipsOf(c).parents.length > 0 && data.lookalikesOf(c).length >= 2,
+    )
+    if (!held) throw new Error('demo data lacks a company with shareholders and peers')
+    demo.inject({ path: /\/relationships$/, status: 500 })
+    const response = await send(
+      `{ company(country: ${held.country}, number: "${held.companyNumber}") { number
+        ... @defer(label: "owners") { shareholders { name } }
+        ... @defer(label: "peers") { lookalikes(first: 2) { nodes { number } } } } }`,
+      'multipart/mixed',
+    )
+    const parts = await multipartParts(response)
+    expect(parts[0]).toMatchObject({ data: { company: { number: held.companyNumber } } })
+    const incremental = parts.flatMap((p) => p.incremental ?? [])
+    expect(incremental.find((i) => i.label === 'owners')).toMatchObject({
+      data: null,
+      errors: [{ path: ['company', 'shareholders'], extensions: { code: 'UPSTREAM_ERROR' } }],
+    })
+    expect(incremental.find((i) => i.label === 'peers')).toEqual({
+      data: {
+        lookalikes: {
+          nodes: data
+            .lookalikesOf(held)
+            .slice(0, 2)
+            .map((l) => ({ number: l.company.companyNumber })),
+        },
+      },
+      path: ['company'],
+      label: 'peers',
+    })
   })
 
   it('streams over text/event-stream too', async () => {

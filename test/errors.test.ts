@@ -151,6 +151,51 @@ describe('refused before execution, with a code and no upstream call', () => {
   })
 })
 
+describe('an error points at what failed', () => {
+  const company = data.companies.find((c) => c.name !== undefined)
+  if (!company) throw new Error('demo data lacks a named company')
+  const at = `country: ${company.country}, number: "${company.companyNumber}"`
+
+  it('by its path and its place in the document', async () => {
+    const { body } = await stack.post(
+      `{\n  ok: company(${at}) { name }\n  bad: company(country: BE, number: "x") { name }\n}`,
+    )
+    expect(body.data).toEqual({ ok: { name: company.name }, bad: null })
+    expect(body.errors).toEqual([
+      expect.objectContaining({
+        path: ['bad'],
+        locations: [{ line: 3, column: 3 }],
+        extensions: expect.objectContaining({ code: 'BAD_USER_INPUT' }),
+      }),
+    ])
+  })
+
+  it('whose null reaches the root while another field still reads: data is null, with that error', async () => {
+    demo.inject({ path: '/v1/lists', status: 404, times: 1 })
+    demo.inject({ path: '/v1/lists', delayMs: 300 })
+    const { body } = await stack.post(
+      '{ a: lists(first: 1) { totalCount } b: lists(first: 50) { totalCount } }',
+    )
+    expect(body.data).toBeNull()
+    // Whichever read reached the upstream first failed.
+    expect(body.errors?.map((e) => e.extensions?.code)).toEqual(['NOT_FOUND'])
+    expect([['a'], ['b']]).toContainEqual(body.errors?.[0]?.path)
+  })
+
+  it('once per place its null lands on: one list item failing nulls the whole response once', async () => {
+    const companies = /\/v1\/lists\/[^/]+\/companies/
+    demo.inject({ path: companies, status: 404, times: 1 })
+    demo.inject({ path: companies, delayMs: 300 })
+    const { body } = await stack.post(
+      '{ lists(first: 3) { nodes { name companies(first: 1) { totalCount } } } }',
+    )
+    expect(body.data).toBeNull()
+    expect(body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+      [['lists', 'nodes', expect.any(Number), 'companies'], 'NOT_FOUND'],
+    ])
+  })
+})
+
 describe('a batch never fails as a whole because one key failed', () => {
   it('one failed name lookup nulls that one name, not the page', async () => {
     const company = data.companies.find((c) => data.lookalikesOf(c).length >= 10)

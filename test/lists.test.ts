@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import { GRAPHIQL_TABS, type GraphiQLTab } from '../src/http/graphiql.js'
 import { graphql } from './gql/index.js'
@@ -93,6 +94,22 @@ describe('Query.lists', () => {
     expect(tail.data?.lists.nodes.map((n) => n.listId)).toEqual(lists.slice(-2).map((l) => l.id))
     expect(tail.data?.lists.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true })
   })
+
+  it('answers under aliases named after members of Object.prototype', async () => {
+    const [first] = lists
+    const { body } = await stack.post(
+      '{ __proto__: lists(first: 1) { constructor: totalCount nodes { __proto__: name toString: listId } } hasOwnProperty: __typename }',
+    )
+    expect(body.errors).toBeUndefined()
+    // Computed keys: `__proto__:` in an object literal would set its prototype instead.
+    expect(body.data).toEqual({
+      ['__proto__']: {
+        constructor: lists.length,
+        nodes: [{ ['__proto__']: first?.name, toString: first?.id }],
+      },
+      hasOwnProperty: 'Query',
+    })
+  })
 })
 
 describe('Query.list', () => {
@@ -119,6 +136,19 @@ describe('Query.list', () => {
   it('refuses a negative listId before any upstream call', async () => {
     const result = await stack.execute(OneList, { listId: -1 })
     expect(result.errors?.[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT', argument: 'listId' })
+    expect(demo.calls()).toEqual([])
+  })
+
+  it('reads nothing when a root field beside it fails at once and nulls data', async () => {
+    const { body } = await stack.post(
+      `{ list(listId: ${big.id}) { name } lists(first: -1) { totalCount } }`,
+    )
+    expect(body.data).toBeNull()
+    expect(body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+      [['lists'], 'BAD_USER_INPUT'],
+    ])
+    // A read wrongly left pending would go out within this time.
+    await sleep(500)
     expect(demo.calls()).toEqual([])
   })
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it, vi } from 'vitest'
 import { graphql } from './gql/index.js'
 import { startStack } from './support/stack.js'
@@ -199,6 +200,58 @@ describe('node(id)', () => {
     ])
     expect(demo.calls()).toEqual([])
   })
+
+  it('a failure deep below nulls only its nearest nullable parent, under fragments on two types', async () => {
+    // `k` answers List.companies in one fragment and Company.contacts in the other.
+    const owned = data.companies.find(
+      (c) =>
+        data.contactsOf(c).length > 0 &&
+        data.relationshipsOf(c).parents.some((p) => p.identifier) &&
+        data
+          .lookalikesOf(c)
+          .slice(0, 2)
+          .every((l) => typeof l.company.name === 'string'),
+    )
+    if (!owned) throw new Error('demo data lacks a company with contacts, shareholders and peers')
+    // Every shareholder's statements fail: each null lands on that shareholder's company.
+    for (const { identifier } of data.relationshipsOf(owned).parents) {
+      if (identifier) {
+        demo.inject({
+          path: `/v1/companies/${identifier.country}/${identifier.companyNumber}/financials`,
+          status: 404,
+        })
+      }
+    }
+    const { body } = await stack.post(`{ node(id: "${companyId(owned)}") {
+      ... on List { k: companies(first: 1) { n: nodes { number } } }
+      ... on Company {
+        k: contacts(first: 1) { n: nodes { c: company { s: shareholders { company { financials(first: 1) { totalCount } } } } } }
+        late: lookalikes(first: 2) { nodes { name } }
+      }
+    } }`)
+    expect(body.errors?.length).toBeGreaterThan(0)
+    for (const error of body.errors ?? []) {
+      expect(error.path).toEqual([
+        'node',
+        'k',
+        'n',
+        0,
+        'c',
+        's',
+        expect.any(Number),
+        'company',
+        'financials',
+      ])
+    }
+    expect(body.data?.node).toMatchObject({
+      late: {
+        nodes: data
+          .lookalikesOf(owned)
+          .slice(0, 2)
+          .map((l) => ({ name: l.company.name })),
+      },
+    })
+  })
 })
 
 describe('nodes(ids)', () => {
@@ -245,6 +298,43 @@ describe('nodes(ids)', () => {
     expect(result.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
       [['nodes', 1], 'NOT_FOUND'],
     ])
+  })
+
+  it.each([1, 20])(
+    'reads none of %i IDs when a root field beside it fails at once and nulls data',
+    async (count) => {
+      const ids = data.companies.slice(0, count).map(companyId)
+      const { body } = await stack.post(
+        `query($ids: [ID!]!) { nodes(ids: $ids) { ... on Company { name financials(first: 1) { totalCount } contacts(first: 1) { totalCount } shareholders { name } lookalikes(first: 1) { totalCount } } } lists(first: -1) { totalCount } }`,
+        { ids },
+      )
+      expect(body.data).toBeNull()
+      expect(body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+        [['lists'], 'BAD_USER_INPUT'],
+      ])
+      // Reads wrongly left pending would go out within this time.
+      await sleep(500)
+      expect(demo.calls()).toEqual([])
+    },
+  )
+
+  it('drops the read of an item when a root field beside it fails upstream and nulls data', async () => {
+    // Its read would wait a minute: only the operation's end can abort it within the test.
+    const patient = stack.replica({ upstreamTimeoutMs: 60_000 })
+    const held = demo.hold(`/v1/lists/${list.id}`)
+    demo.inject({ path: '/v1/lists', status: 400 })
+    const { body } = await patient.post(
+      `{ nodes(ids: ["${globalId('List', String(list.id))}"]) { id } lists(first: 1) { totalCount } }`,
+    )
+    expect(body.data).toBeNull()
+    expect(body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+      [['lists'], 'UPSTREAM_ERROR'],
+    ])
+    // The list's read, still held, is aborted once the answer is out.
+    await demo.waitForCalls((calls) =>
+      calls.some((c) => c.path === `/v1/lists/${list.id}` && c.abandoned),
+    )
+    held.release()
   })
 })
 

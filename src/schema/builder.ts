@@ -3,7 +3,6 @@ import DataloaderPlugin from '@pothos/plugin-dataloader'
 import RelayPlugin from '@pothos/plugin-relay'
 import type { Context } from '../context.js'
 import { decodeGlobalId, encodeGlobalId } from './global-id.js'
-import '../nulled-branches.js'
 
 /** The Pothos builder every file of src/schema/ adds its types to. Defines no types itself. */
 export const builder = new SchemaBuilder<{
@@ -22,7 +21,7 @@ export const builder = new SchemaBuilder<{
   DefaultNodeNullability: false
 }>({
   defaultFieldNullability: false,
-  plugins: [RelayPlugin, DataloaderPlugin, 'nulledBranches'],
+  plugins: [RelayPlugin, DataloaderPlugin],
   relay: {
     clientMutationId: 'omit',
     encodeGlobalID: encodeGlobalId,

@@ -61,9 +61,6 @@ export async function startStack(
         ...loadConfig({}),
         upstreamTimeoutMs: 2000,
         cacheTtlSeconds: 0,
-        // The suite runs twice (vitest.config.ts): documents compiled from their first sighting
-        // in one run, so that each behaviour is checked through either executor.
-        ...(process.env.TEST_EXECUTION === 'compiled' && { compiledExecution: 'always' }),
         ...overrides,
         upstreamUrl: url,
       },

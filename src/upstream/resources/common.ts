@@ -8,8 +8,8 @@ export const country = z.enum(COUNTRIES)
 /**
  * `pagination` of every paged collection. Whole numbers the GraphQL surface shows as `Int` are
  * read as 32-bit (z.int32(), here and in every resource): a larger one fails its read, a coded
- * upstream error on the field that read it, instead of failing serialization on a field that
- * reads nothing, where compiled execution cannot see the null it makes.
+ * upstream error on the field that read it, instead of an uncoded serialization error on a
+ * field that reads nothing.
  */
 export const pagination = z.object({
   limit: z.int32(),
