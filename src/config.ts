@@ -1,92 +1,175 @@
 import { z } from 'zod'
 
-/** Settings from the environment (contract/runtime.md), checked once at start-up. */
+/**
+ * Settings from the environment (contract/runtime.md), checked once at start-up. Each one's
+ * meaning is written here, once: `npm run docs` renders docs/configuration.md's table from it.
+ */
 
 const positive = z.coerce.number().int().positive()
 /** Used when GATEWAY_SECRET is unset: fine for development, public, so never for production. */
 const DEVELOPMENT_SECRET = 'company-data-gateway development secret'
-/** An empty variable counts as unset, as shells and compose files often leave them. */
 /** `true` or `false`, as environment variables spell them. */
 const flag = z
   .enum(['true', 'false'], { error: 'must be true or false' })
   .transform((v) => v === 'true')
+/** An empty variable counts as unset, as shells and compose files often leave them. */
 const optional = <T>(schema: z.ZodType<T>) =>
   z.preprocess((v) => (v === '' ? undefined : v), schema.optional())
 
-export const settings = z
-  .object({
-    PORT: z.coerce.number().int().min(0).max(65_535).default(4000),
-    HOST: z.string().min(1).default('127.0.0.1'),
-    UPSTREAM_URL: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })),
-    UPSTREAM_TOKEN: optional(z.string()),
-    UPSTREAM_LANGUAGE_HEADER: z
-      .string()
-      .regex(/^[A-Za-z0-9-]+$/, 'must be an HTTP header name')
-      .default('Accept-Language'),
-    UPSTREAM_TIMEOUT_MS: positive.default(10_000),
-    UPSTREAM_MAX_CONNECTIONS: positive.default(32),
-    UPSTREAM_MAX_RESPONSE_BYTES: positive.default(32 * 1024 * 1024),
-    MAX_OPERATION_COST: positive.default(1000),
-    MAX_RESULT_OBJECTS: positive.default(20_000),
-    MAX_DEPTH: positive.default(16),
-    MAX_ALIASES: positive.default(30),
-    MAX_BODY_BYTES: positive.default(102_400),
-    OPERATION_TIMEOUT_MS: positive.default(30_000),
-    LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
-    CACHE_TTL_SECONDS: z.coerce.number().int().min(0).default(300),
-    CACHE_STALE_SECONDS: z.coerce.number().int().min(0).default(3600),
-    CACHE_MAX_BYTES: positive.default(64 * 1024 * 1024),
-    REDIS_URL: optional(
-      z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }),
+/** The variables as they are named in the environment, each with its default and meaning. */
+export const environment = z.object({
+  PORT: z.coerce.number().int().min(0).max(65_535).default(4000).describe('port to listen on'),
+  HOST: z
+    .string()
+    .min(1)
+    .default('127.0.0.1')
+    .describe('interface to bind (`0.0.0.0` in containers)'),
+  UPSTREAM_URL: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })).describe(
+    "the REST service's base URL; paths `/v1/...` are appended. Unset: the embedded demo upstream is started and used",
+  ),
+  UPSTREAM_TOKEN: optional(z.string()).describe(
+    "bearer token for every upstream call. Unset: the caller's own `Authorization: Bearer …` is forwarded unchanged. Demo mode needs neither",
+  ),
+  UPSTREAM_LANGUAGE_HEADER: z
+    .string()
+    .regex(/^[A-Za-z0-9-]+$/, 'must be an HTTP header name')
+    .default('Accept-Language')
+    .describe('name of the upstream header that selects the response language'),
+  UPSTREAM_TIMEOUT_MS: positive
+    .default(10_000)
+    .describe(
+      'budget of one upstream read from the moment it is sent: connect, headers, the whole body and its retries',
     ),
-    UPSTREAM_RATE_LIMIT: optional(positive),
-    SHUTDOWN_TIMEOUT_MS: positive.default(10_000),
-    PERSISTED_DOCUMENTS: optional(z.string().min(1)),
-    PERSISTED_DOCUMENTS_ONLY: flag.default(false),
-    GRAPHIQL: flag.default(true),
-    GATEWAY_SECRET: optional(z.string().min(16, 'must be at least 16 characters')),
-    NODE_ENV: z.string().default('development'),
-  })
+  UPSTREAM_MAX_CONNECTIONS: positive
+    .default(32)
+    .describe(
+      'concurrent upstream requests per process; more wait their turn, shared fairly between callers',
+    ),
+  UPSTREAM_MAX_RESPONSE_BYTES: positive
+    .default(32 * 1024 * 1024)
+    .describe(
+      'largest upstream body accepted (32 MiB); a larger one is `UPSTREAM_BAD_RESPONSE`, not an out-of-memory',
+    ),
+  MAX_OPERATION_COST: positive
+    .default(1000)
+    .describe(
+      'most upstream requests one operation may cause: its estimate must fit before it runs, and each request sent while it runs (retries included) draws from it',
+    ),
+  OPERATION_TIMEOUT_MS: positive
+    .default(30_000)
+    .describe(
+      'time one operation may spend on the upstream; a read still waiting for a connection then fails with `UPSTREAM_TIMEOUT` unsent',
+    ),
+  MAX_RESULT_OBJECTS: positive
+    .default(20_000)
+    .describe(
+      'most objects (connections, list items, nested objects) one response may hold, as estimated before it runs: what the gateway builds costs CPU and memory even when the upstream reads are few',
+    ),
+  MAX_DEPTH: positive
+    .default(16)
+    .describe("deepest field nesting of an operation (Relay's edges/node count)"),
+  MAX_ALIASES: positive.default(30).describe('aliases per operation'),
+  MAX_BODY_BYTES: positive.default(102_400).describe('largest request body (HTTP 413 above it)'),
+  CACHE_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(300)
+    .describe(
+      "how long an upstream read is reused across operations (and replicas); `0` turns the cache off (reads are still made once per operation). An upstream's `Cache-Control: max-age`/`no-store` wins",
+    ),
+  CACHE_STALE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(3600)
+    .describe(
+      'how long past its TTL an entry may still answer when the upstream fails (5xx, 429, connection failure, timeout; never 401/403); the response then says `extensions.cache.stale`. `0`: a failing upstream fails the field',
+    ),
+  CACHE_MAX_BYTES: positive
+    .default(64 * 1024 * 1024)
+    .describe(
+      'size of the in-process cache tier (64 MiB; least recently used goes first); with Redis it is the fast tier in front of it',
+    ),
+  REDIS_URL: optional(
+    z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }),
+  ).describe(
+    "`redis://host:6379/0`: replicas share one cache, see each other's reads in flight and share one `UPSTREAM_RATE_LIMIT` budget. Redis down or slow: served straight from the upstream (a request waits at most one 200 ms Redis timeout, then Redis is left alone for 5 s), logged once per outage",
+  ),
+  UPSTREAM_RATE_LIMIT: optional(positive).describe(
+    "most upstream requests per second per upstream token, over every replica on the same Redis (a token bucket holding one second's worth); requests above it wait their turn within their `UPSTREAM_TIMEOUT_MS`, or fail `RATE_LIMITED`. Without Redis the budget is per process. Unset: no limit",
+  ),
+  GATEWAY_SECRET: optional(z.string().min(16, 'must be at least 16 characters')).describe(
+    'key of the keyed hashes in Contact IDs and cache keys; at least 16 characters; the same on every replica; changing it changes every Contact ID and empties the shared cache. Unset: a public development value, warned about when `NODE_ENV=production`',
+  ),
+  LOG_LEVEL: z
+    .enum(['debug', 'info', 'warn', 'error'])
+    .default('info')
+    .describe(
+      '`debug`, `info`, `warn` or `error`; logs are JSON lines; `debug` adds one line per upstream request',
+    ),
+  NODE_ENV: z
+    .string()
+    .default('development')
+    .describe('`production` masks unexpected errors (`Unexpected error.`)'),
+  SHUTDOWN_TIMEOUT_MS: positive
+    .default(10_000)
+    .describe(
+      'on SIGTERM/SIGINT: the longest the drain may take before the process exits (docs/operations.md)',
+    ),
+  PERSISTED_DOCUMENTS: optional(z.string().min(1)).describe(
+    'path of a persisted-documents manifest `{ "<id>": "<document>" }` (Relay `--persist-output`, GraphQL Code Generator `persistedDocuments`); requests may then send `documentId` or Apollo\'s `extensions.persistedQuery.sha256Hash`',
+  ),
+  PERSISTED_DOCUMENTS_ONLY: flag
+    .default(false)
+    .describe(
+      "`true`: only the manifest's operations run; anything else is `PERSISTED_QUERY_ONLY`, with no upstream call",
+    ),
+  GRAPHIQL: flag.default(true).describe('`false`: `/graphql` serves no GraphiQL page'),
+})
+
+/**
+ * Settings under the OpenTelemetry SDK's own names: read and checked by startTelemetry
+ * (src/observability/tracing.ts), not by `environment`; all unset by default.
+ */
+export const telemetrySettings = {
+  OTEL_EXPORTER_OTLP_ENDPOINT:
+    'set: traces (a span per operation and per upstream request) are exported over OTLP/HTTP to `<endpoint>/v1/traces` (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`: to that URL as it is). Unset: nothing is recorded or exported, but every upstream request still carries a `traceparent`',
+  OTEL_EXPORTER_OTLP_PROTOCOL:
+    '`http/protobuf` (when unset) or `http/json`; `grpc` is not supported. `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` wins over it',
+  OTEL_EXPORTER_OTLP_HEADERS:
+    'headers sent with every export, `key=value` pairs separated by commas (`OTEL_EXPORTER_OTLP_TRACES_HEADERS` added over them)',
+  OTEL_SERVICE_NAME: 'the service name on every span; unset: `company-data-gateway`',
+  OTEL_SDK_DISABLED: '`true`: no spans at all, and no `traceparent` sent upstream',
+} as const satisfies Record<string, string>
+
+const settings = environment
   // The same settings under the names the code uses.
   .transform((e) => ({
     port: e.PORT,
     host: e.HOST,
-    /** Unset: main.ts starts the embedded demo upstream. */
     upstreamUrl: e.UPSTREAM_URL,
     upstreamToken: e.UPSTREAM_TOKEN,
     upstreamLanguageHeader: e.UPSTREAM_LANGUAGE_HEADER,
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
     upstreamMaxConnections: e.UPSTREAM_MAX_CONNECTIONS,
-    /** A larger upstream body is a bad response, not an out-of-memory. */
     upstreamMaxResponseBytes: e.UPSTREAM_MAX_RESPONSE_BYTES,
     maxOperationCost: e.MAX_OPERATION_COST,
-    /** Objects one response may hold: what the gateway builds costs CPU and memory too. */
     maxResultObjects: e.MAX_RESULT_OBJECTS,
     maxDepth: e.MAX_DEPTH,
     maxAliases: e.MAX_ALIASES,
     maxBodyBytes: e.MAX_BODY_BYTES,
-    /** Time one operation may spend on the upstream, waiting for a free connection included. */
     operationTimeoutMs: e.OPERATION_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
-    /** How long an upstream read is reused across operations; 0: not at all. */
     cacheTtlSeconds: e.CACHE_TTL_SECONDS,
-    /** How long past its TTL an entry may answer for a failing upstream (stale-if-error). */
     cacheStaleSeconds: e.CACHE_STALE_SECONDS,
-    /** Size cap of the in-process tier. */
     cacheMaxBytes: e.CACHE_MAX_BYTES,
-    /** Set: replicas share the cache, the reads in flight and the rate budget. */
     redisUrl: e.REDIS_URL,
-    /** Upstream requests per second per upstream token, over every replica on REDIS_URL. */
     upstreamRateLimit: e.UPSTREAM_RATE_LIMIT,
-    /** On SIGTERM/SIGINT: the longest the drain may take before the process exits. */
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
-    /** Path of the persisted-documents manifest (`{ "<id>": "<document>" }`). */
     persistedDocuments: e.PERSISTED_DOCUMENTS,
-    /** Only operations of the manifest run. */
     persistedDocumentsOnly: e.PERSISTED_DOCUMENTS_ONLY,
-    /** Serve GraphiQL at /graphql to browsers. */
     graphiql: e.GRAPHIQL,
-    /** Key of the keyed hashes (Contact IDs); the same on every replica. */
     gatewaySecret: e.GATEWAY_SECRET ?? DEVELOPMENT_SECRET,
     /** main.ts warns when production runs on the development secret. */
     gatewaySecretIsDefault: e.GATEWAY_SECRET === undefined,
