@@ -4,7 +4,7 @@ import type { DemoUpstream } from './demo-upstream/server.js'
 import { createGateway } from './gateway.js'
 import { trackConnections } from './http/drain.js'
 import { createLogger } from './observability/logger.js'
-import { startTelemetry, type Telemetry } from './observability/tracing.js'
+import { startTelemetry, type Telemetry } from './observability/tracing-sdk.js'
 
 /** Reads the settings, starts the demo upstream when no UPSTREAM_URL is set, and listens. */
 

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino'
 import type { UpstreamMetrics, UpstreamStatus } from '../observability/metrics.js'
-import { ATTR_GATEWAY_CACHE, traceUpstreamCall } from '../observability/tracing.js'
+import { ATTR_GATEWAY_CACHE } from '../observability/operation-trace.js'
+import { traceUpstreamCall } from '../observability/upstream-spans.js'
 import type { Loaded } from './cache/read-cache.js'
 import type { PreparedRequest } from './endpoint.js'
 import type { UpstreamError } from './errors.js'

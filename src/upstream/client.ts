@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from 'pino'
 import type { UpstreamMetrics } from '../observability/metrics.js'
-import { recordCacheRead } from '../observability/tracing.js'
+import { recordCacheRead } from '../observability/upstream-spans.js'
 import { Attempts } from './attempt.js'
 import type { Loaded, ReadCache } from './cache/read-cache.js'
 import type { PreparedRequest } from './endpoint.js'
