@@ -45,23 +45,7 @@ export function useOperationLog(
   const entries = new WeakMap<Request, Entry>()
   const report = (request: Request, entry: Entry, status: number) => {
     entries.delete(request)
-    const outcome = entry.outcome ?? 'refused'
-    const ms = performance.now() - entry.started
-    metrics.operation(outcome, ms / 1000)
-    logger?.info(
-      {
-        requestId: requestIdOf(request),
-        operation: entry.operation ?? null,
-        outcome,
-        status,
-        durationMs: Math.round(ms),
-        upstreamCalls: entry.context?.operation.upstreamCalls ?? 0,
-        cacheHits: entry.context?.operation.cacheHits ?? 0,
-        errors: entry.codes?.length ? entry.codes : undefined,
-        streamed: entry.streamed,
-      },
-      'operation',
-    )
+    logOperation(request, entry, status, logger, metrics)
   }
   return {
     onRequest({ request, url, serverContext }) {
@@ -116,4 +100,31 @@ export function useOperationLog(
       report(request, entry, response.status)
     },
   }
+}
+
+/** The operation's log line and metrics, once it is answered. */
+function logOperation(
+  request: Request,
+  entry: Entry,
+  status: number,
+  logger: Logger | undefined,
+  metrics: GatewayMetrics,
+) {
+  const outcome = entry.outcome ?? 'refused'
+  const ms = performance.now() - entry.started
+  metrics.operation(outcome, ms / 1000)
+  logger?.info(
+    {
+      requestId: requestIdOf(request),
+      operation: entry.operation ?? null,
+      outcome,
+      status,
+      durationMs: Math.round(ms),
+      upstreamCalls: entry.context?.operation.upstreamCalls ?? 0,
+      cacheHits: entry.context?.operation.cacheHits ?? 0,
+      errors: entry.codes?.length ? entry.codes : undefined,
+      streamed: entry.streamed,
+    },
+    'operation',
+  )
 }
