@@ -1,7 +1,7 @@
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream'
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql'
 import { getIntrospectionQuery } from 'graphql'
-import { createYoga, useReadinessCheck } from 'graphql-yoga'
+import { createYoga, useReadinessCheck, type YogaServerInstance } from 'graphql-yoga'
 import type { Config } from './config.js'
 import { type Context, contextFactory } from './context.js'
 import { keyedHash } from './domain/keyed-hash.js'
@@ -17,7 +17,7 @@ import { useRequestId } from './http/use-request-id.js'
 import { yogaLogger } from './http/yoga-logger.js'
 import type { Logger } from './observability/logger.js'
 import { GatewayMetrics } from './observability/metrics.js'
-import { propagateOnly, type Telemetry } from './observability/tracing.js'
+import { propagateOnly, type Telemetry } from './observability/tracing-sdk.js'
 import { operationShapeLimits } from './operation/shape-limits.js'
 import { useExecutionCancellation } from './operation/use-execution-cancellation.js'
 import { useOperationBudget } from './operation/use-operation-budget.js'
@@ -47,36 +47,9 @@ export function createGateway(
   telemetry: Telemetry = propagateOnly(),
 ) {
   const metrics = new GatewayMetrics()
-  let closing: Promise<void> | undefined
+  const upstream = createUpstream(config, logger, metrics)
+  const { client } = upstream
   let draining = false
-  const redis = config.redisUrl
-    ? new RedisLink(config.redisUrl, logger, () => metrics.redisFailures.inc())
-    : undefined
-  const cache =
-    config.cacheTtlSeconds > 0
-      ? new ReadCache({
-          ttlSeconds: config.cacheTtlSeconds,
-          staleSeconds: config.cacheStaleSeconds,
-          maxBytes: config.cacheMaxBytes,
-          redis,
-          staleAllowed: staleMayAnswer,
-          callersOwn: isCallersOwn,
-        })
-      : undefined
-  const rateLimiter = new UpstreamRateLimiter({ ratePerSecond: config.upstreamRateLimit, redis })
-  const client = new UpstreamClient({
-    baseUrl: config.upstreamUrl,
-    serviceToken: config.upstreamToken,
-    languageHeader: config.upstreamLanguageHeader,
-    timeoutMs: config.upstreamTimeoutMs,
-    maxConnections: config.upstreamMaxConnections,
-    maxResponseBytes: config.upstreamMaxResponseBytes,
-    logger,
-    tokenKey: (token) => keyedHash(config.gatewaySecret, ['upstream token', token]),
-    cache,
-    rateLimiter,
-    metrics,
-  })
   const graphqlEndpoint = '/graphql'
   const yoga = createYoga<Partial<typeof WARM_UP>, Context>({
     schema,
@@ -121,40 +94,85 @@ export function createGateway(
     yoga,
     client,
     metrics,
-    /**
-     * Runs GraphiQL's introspection query through the whole pipeline (parse, validation, the
-     * budget, execution, serialization), and a refused operation, so that the first callers
-     * after a start do not pay for compiling that code (measured: the first one-company query
-     * after a start took 56–68 ms without it, 33–38 ms with it; 7–12 ms once warm). No upstream
-     * call; not in the operation log, metrics or traces (src/warm-up.ts).
-     */
-    warm: async () => {
-      for (const query of [getIntrospectionQuery({ descriptions: true }), '{ nope }']) {
-        const response = await yoga.fetch(
-          `http://warm-up${graphqlEndpoint}`,
-          {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', accept: 'application/json' },
-            body: JSON.stringify({ query }),
-          },
-          WARM_UP,
-        )
-        await response.text()
-      }
-    },
+    /** Runs the pipeline once before the first caller (see warmUp). */
+    warm: () => warmUp(yoga, graphqlEndpoint),
     /** From now on /ready answers 503 and every response closes its connection. */
     drain: () => {
       draining = true
     },
     /** Releases the upstream connections, the cache and Redis; once, however often called. */
-    close: () => {
-      closing ??= (async () => {
-        await client.close()
-        await cache?.close()
-        rateLimiter.close()
-        await redis?.close()
-      })()
-      return closing
-    },
+    close: upstream.close,
+  }
+}
+
+/** The one upstream client, with the cache of reads, the rate limiter and Redis it uses. */
+function createUpstream(
+  config: GatewayConfig,
+  logger: Logger | undefined,
+  metrics: GatewayMetrics,
+) {
+  const redis = config.redisUrl
+    ? new RedisLink(config.redisUrl, logger, () => metrics.redisFailures.inc())
+    : undefined
+  const cache =
+    config.cacheTtlSeconds > 0
+      ? new ReadCache({
+          ttlSeconds: config.cacheTtlSeconds,
+          staleSeconds: config.cacheStaleSeconds,
+          maxBytes: config.cacheMaxBytes,
+          redis,
+          staleAllowed: staleMayAnswer,
+          callersOwn: isCallersOwn,
+        })
+      : undefined
+  const rateLimiter = new UpstreamRateLimiter({ ratePerSecond: config.upstreamRateLimit, redis })
+  const client = new UpstreamClient({
+    baseUrl: config.upstreamUrl,
+    serviceToken: config.upstreamToken,
+    languageHeader: config.upstreamLanguageHeader,
+    timeoutMs: config.upstreamTimeoutMs,
+    maxConnections: config.upstreamMaxConnections,
+    maxResponseBytes: config.upstreamMaxResponseBytes,
+    logger,
+    tokenKey: (token) => keyedHash(config.gatewaySecret, ['upstream token', token]),
+    cache,
+    rateLimiter,
+    metrics,
+  })
+  let closing: Promise<void> | undefined
+  const close = () => {
+    closing ??= (async () => {
+      await client.close()
+      await cache?.close()
+      rateLimiter.close()
+      await redis?.close()
+    })()
+    return closing
+  }
+  return { client, close }
+}
+
+/**
+ * Runs GraphiQL's introspection query through the whole pipeline (parse, validation, the
+ * budget, execution, serialization), and a refused operation, so that the first callers
+ * after a start do not pay for compiling that code (measured: the first one-company query
+ * after a start took 56–68 ms without it, 33–38 ms with it; 7–12 ms once warm). No upstream
+ * call; not in the operation log, metrics or traces (src/operation/warm-up.ts).
+ */
+async function warmUp(
+  yoga: YogaServerInstance<Partial<typeof WARM_UP>, Context>,
+  graphqlEndpoint: string,
+) {
+  for (const query of [getIntrospectionQuery({ descriptions: true }), '{ nope }']) {
+    const response = await yoga.fetch(
+      `http://warm-up${graphqlEndpoint}`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ query }),
+      },
+      WARM_UP,
+    )
+    await response.text()
   }
 }

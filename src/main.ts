@@ -4,28 +4,24 @@ import type { DemoUpstream } from './demo-upstream/server.js'
 import { createGateway } from './gateway.js'
 import { trackConnections } from './http/drain.js'
 import { createLogger } from './observability/logger.js'
-import { startTelemetry, type Telemetry } from './observability/tracing.js'
+import { startTelemetry } from './observability/tracing-sdk.js'
 
 /** Reads the settings, starts the demo upstream when no UPSTREAM_URL is set, and listens. */
 
-let config: ReturnType<typeof loadConfig>
-try {
-  config = loadConfig(process.env)
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error
-  console.error(error.message)
-  process.exit(1)
+/** What `read` returns; a wrong setting (ConfigError) is printed and the process exits. */
+function orExit<T>(read: () => T): T {
+  try {
+    return read()
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    console.error(error.message)
+    process.exit(1)
+  }
 }
 
+const config = orExit(() => loadConfig(process.env))
 const logger = createLogger(config.logLevel)
-let telemetry: Telemetry
-try {
-  telemetry = startTelemetry(process.env, 'company-data-gateway', logger)
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error
-  console.error(error.message)
-  process.exit(1)
-}
+const telemetry = orExit(() => startTelemetry(process.env, 'company-data-gateway', logger))
 if (telemetry.exporting) logger.info('Traces exported over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT)')
 if (config.production && config.gatewaySecretIsDefault) {
   logger.warn(

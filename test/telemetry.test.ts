@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError } from '../src/config.js'
 import type { ReceivedCall } from '../src/demo-upstream/server.js'
-import { startTelemetry } from '../src/observability/tracing.js'
+import { startTelemetry } from '../src/observability/tracing-sdk.js'
 import { type Stack, startStack } from './support/stack.js'
 
 /**

@@ -562,71 +562,12 @@ export class DemoData {
   }
 
   private makeLists(random: Random) {
-    const specs: {
-      name: string
-      type: 'STATIC' | 'SMART'
-      size: number
-      pool: (c: DemoCompany) => boolean
-    }[] = [
-      { name: 'Key accounts Benelux', type: 'STATIC', size: 1234, pool: (c) => c.country !== 'FR' },
-      {
-        name: 'Fast-growing software France',
-        type: 'SMART',
-        size: 0,
-        pool: (c) => c.country === 'FR' || c.sector.key === 'software',
-      },
-      {
-        name: 'Prospects Antwerp logistics',
-        type: 'STATIC',
-        size: 42,
-        pool: (c) => c.sector.key === 'logistics',
-      },
-      {
-        name: 'Dutch installers 50+ FTE',
-        type: 'SMART',
-        size: 0,
-        pool: (c) => c.country === 'NL' && c.employees >= 50,
-      },
-      { name: 'Competitors', type: 'STATIC', size: 12, pool: (c) => c.sector.key === 'consulting' },
-      {
-        name: 'Walloon manufacturing',
-        type: 'SMART',
-        size: 0,
-        pool: (c) => c.country === 'BE' && c.sector.key === 'manufacturing',
-      },
-      { name: 'Partners', type: 'STATIC', size: 25, pool: () => true },
-      {
-        name: 'Healthcare Randstad',
-        type: 'SMART',
-        size: 0,
-        pool: (c) => c.sector.key === 'healthcare',
-      },
-      { name: 'Churned customers', type: 'STATIC', size: 310, pool: () => true },
-      { name: 'Empty shortlist', type: 'STATIC', size: 0, pool: () => false },
-    ]
-    specs.forEach((spec, i) => {
+    LIST_SPECS.forEach((spec, i) => {
       const pool = this.companies.filter(spec.pool)
       // A SMART list holds every company that matches its filters.
       const chosen = spec.type === 'SMART' ? pool : random.sample(pool, spec.size)
       const createdAt = NOW - random.int(200, 900) * DAY
-      const members: DemoListMember[] = chosen
-        .map((company) => {
-          const status =
-            spec.type === 'SMART'
-              ? random.pick(['SAVED', 'SAVED', 'ARCHIVED', 'NEW'] as const)
-              : 'SAVED'
-          const since =
-            status === 'NEW' ? NOW - random.int(0, 14) * DAY : random.int(createdAt, NOW - 15 * DAY)
-          return {
-            company,
-            status,
-            matchedSince: new Date(since - random.int(0, DAY)).toISOString(),
-          }
-        })
-        .sort(
-          (a, b) =>
-            b.matchedSince.localeCompare(a.matchedSince) || a.company.index - b.company.index,
-        )
+      const members = listMembers(spec, chosen, createdAt, random)
       const contacts = members
         .slice(0, 220)
         .flatMap(({ company }) =>
@@ -653,6 +594,78 @@ export class DemoData {
       })
     })
   }
+}
+
+/** A demo list: its name and type, how many companies it holds and which it may hold. */
+interface ListSpec {
+  name: string
+  type: 'STATIC' | 'SMART'
+  size: number
+  pool: (c: DemoCompany) => boolean
+}
+
+const LIST_SPECS: ListSpec[] = [
+  { name: 'Key accounts Benelux', type: 'STATIC', size: 1234, pool: (c) => c.country !== 'FR' },
+  {
+    name: 'Fast-growing software France',
+    type: 'SMART',
+    size: 0,
+    pool: (c) => c.country === 'FR' || c.sector.key === 'software',
+  },
+  {
+    name: 'Prospects Antwerp logistics',
+    type: 'STATIC',
+    size: 42,
+    pool: (c) => c.sector.key === 'logistics',
+  },
+  {
+    name: 'Dutch installers 50+ FTE',
+    type: 'SMART',
+    size: 0,
+    pool: (c) => c.country === 'NL' && c.employees >= 50,
+  },
+  { name: 'Competitors', type: 'STATIC', size: 12, pool: (c) => c.sector.key === 'consulting' },
+  {
+    name: 'Walloon manufacturing',
+    type: 'SMART',
+    size: 0,
+    pool: (c) => c.country === 'BE' && c.sector.key === 'manufacturing',
+  },
+  { name: 'Partners', type: 'STATIC', size: 25, pool: () => true },
+  {
+    name: 'Healthcare Randstad',
+    type: 'SMART',
+    size: 0,
+    pool: (c) => c.sector.key === 'healthcare',
+  },
+  { name: 'Churned customers', type: 'STATIC', size: 310, pool: () => true },
+  { name: 'Empty shortlist', type: 'STATIC', size: 0, pool: () => false },
+]
+
+/** A list's members, newest first, with their status and since when they are in the list. */
+function listMembers(
+  spec: ListSpec,
+  chosen: DemoCompany[],
+  createdAt: number,
+  random: Random,
+): DemoListMember[] {
+  return chosen
+    .map((company) => {
+      const status =
+        spec.type === 'SMART'
+          ? random.pick(['SAVED', 'SAVED', 'ARCHIVED', 'NEW'] as const)
+          : 'SAVED'
+      const since =
+        status === 'NEW' ? NOW - random.int(0, 14) * DAY : random.int(createdAt, NOW - 15 * DAY)
+      return {
+        company,
+        status,
+        matchedSince: new Date(since - random.int(0, DAY)).toISOString(),
+      }
+    })
+    .sort(
+      (a, b) => b.matchedSince.localeCompare(a.matchedSince) || a.company.index - b.company.index,
+    )
 }
 
 function memo<K, V>(cache: Map<K, V>, key: K, make: () => V): V {
@@ -697,7 +710,6 @@ function makeName(country: Country, sector: Sector, random: Random): string {
 /** 0–10 years of statements whose figures hang together; some unknown, some negative. */
 function makeFinancials(company: DemoCompany, random: Random): Financial[] {
   const years = random.chance(0.08) ? 0 : random.int(1, 10)
-  const { sector } = company
   const fiscalYearEndsInJune = random.chance(0.15)
   // Small Belgian companies file abbreviated accounts without revenue.
   const revenueUnknown = company.country === 'BE' && company.employees < 20 && random.chance(0.6)
@@ -708,74 +720,101 @@ function makeFinancials(company: DemoCompany, random: Random): Financial[] {
   let employees = company.employees
   for (let k = 0; k < years; k++) {
     const year = LATEST_YEAR - k
-    const endDate = fiscalYearEndsInJune ? `${year}-06-30` : `${year}-12-31`
-    const startDate = fiscalYearEndsInJune ? `${year - 1}-07-01` : `${year}-01-01`
-    const received = new Date(Date.parse(endDate) + random.int(90, 210) * DAY)
-      .toISOString()
-      .slice(0, 10)
-    const revenue = employees * sector.revenuePerEmployee * random.between(0.7, 1.3)
-    const grossMargin = revenue * sector.grossMargin * random.between(0.85, 1.15)
-    const ebitda = revenue * sector.ebitdaMargin * random.between(-0.6, 1.6)
-    const ebit = ebitda - revenue * random.between(0.01, 0.05)
-    const netProfit = ebit > 0 ? ebit * 0.75 - revenue * 0.005 : ebit - revenue * 0.005
-    const totalAssets = revenue * random.between(0.4, 1.1)
-    const equity = totalAssets * random.between(-0.1, 0.6)
-    const debt = totalAssets - equity
-    const longTermDebt = debt * random.between(0.2, 0.6)
-    const shortTermDebt = debt - longTermDebt
-    const ltFinancial = longTermDebt * random.between(0.6, 1)
-    const stPayable = shortTermDebt * random.between(0.4, 0.8)
-    const currentAssets = totalAssets * random.between(0.3, 0.7)
-    const inventory = currentAssets * random.between(0, 0.4)
-    const cash = currentAssets * random.between(0.1, 0.5)
-    const male = round(random.between(0.25, 0.85), 4)
-    const newHires = Math.round(employees * random.between(0, 0.25))
-    records.push({
-      startDate,
-      endDate,
-      dateReceived: k === 0 && random.chance(0.1) ? null : received,
-      healthIndicator: random.int(1, 10),
-      jointCommitteeCodes:
-        company.country === 'BE' ? random.sample(sector.jointCommittees, random.int(1, 2)) : [],
-      profitability: {
-        revenue: revenueUnknown ? null : round(revenue),
-        grossMargin: round(grossMargin),
-        ebitda: round(ebitda),
-        ebit: round(ebit),
-        netProfit: round(netProfit),
-      },
-      liquidity: {
-        cash: round(cash),
-        cashFlow: round(netProfit + revenue * random.between(0.01, 0.05)),
-        netWorkingCapital: round(currentAssets - shortTermDebt),
-        netWorkingCapitalRequirement: round(currentAssets - cash - stPayable),
-        currentRatio: round(currentAssets / shortTermDebt, 4),
-        quickRatio: round((currentAssets - inventory) / shortTermDebt, 4),
-      },
-      solvency: {
-        totalAssets: round(totalAssets),
-        equity: round(equity),
-        capital,
-        retainedEarnings: round(equity - (capital ?? 0)),
-        debt: round(debt),
-        longTermDebt: round(longTermDebt),
-        longTermDebtFinancial: round(ltFinancial),
-        longTermDebtAccountsPayable: round(longTermDebt - ltFinancial),
-        shortTermDebt: round(shortTermDebt),
-        shortTermDebtFinancial: round(shortTermDebt - stPayable),
-        shortTermDebtAccountsPayable: round(stPayable),
-      },
-      people: {
+    const period = fiscalYearEndsInJune
+      ? { startDate: `${year - 1}-07-01`, endDate: `${year}-06-30` }
+      : { startDate: `${year}-01-01`, endDate: `${year}-12-31` }
+    records.push(
+      makeStatement(company, random, {
+        ...period,
+        latest: k === 0,
         employees,
-        newHires,
-        employeeMaleRatio: male,
-        employeeFemaleRatio: round(1 - male, 4),
-      },
-    })
+        revenueUnknown,
+        capital,
+      }),
+    )
     // Going back in time, the company was a little smaller (or larger).
     employees = Math.max(1, Math.round(employees / random.between(0.9, 1.2)))
   }
   return records
+}
+
+/** What one year's statement is made from. */
+interface StatementBasis {
+  startDate: string
+  endDate: string
+  /** The most recent statement: the only one that may not have been received yet. */
+  latest: boolean
+  employees: number
+  revenueUnknown: boolean
+  capital: number | null
+}
+
+/** One year's statement, its figures derived from the company's size and sector. */
+function makeStatement(company: DemoCompany, random: Random, basis: StatementBasis): Financial {
+  const { sector } = company
+  const { startDate, endDate, employees, capital } = basis
+  const received = new Date(Date.parse(endDate) + random.int(90, 210) * DAY)
+    .toISOString()
+    .slice(0, 10)
+  const revenue = employees * sector.revenuePerEmployee * random.between(0.7, 1.3)
+  const grossMargin = revenue * sector.grossMargin * random.between(0.85, 1.15)
+  const ebitda = revenue * sector.ebitdaMargin * random.between(-0.6, 1.6)
+  const ebit = ebitda - revenue * random.between(0.01, 0.05)
+  const netProfit = ebit > 0 ? ebit * 0.75 - revenue * 0.005 : ebit - revenue * 0.005
+  const totalAssets = revenue * random.between(0.4, 1.1)
+  const equity = totalAssets * random.between(-0.1, 0.6)
+  const debt = totalAssets - equity
+  const longTermDebt = debt * random.between(0.2, 0.6)
+  const shortTermDebt = debt - longTermDebt
+  const ltFinancial = longTermDebt * random.between(0.6, 1)
+  const stPayable = shortTermDebt * random.between(0.4, 0.8)
+  const currentAssets = totalAssets * random.between(0.3, 0.7)
+  const inventory = currentAssets * random.between(0, 0.4)
+  const cash = currentAssets * random.between(0.1, 0.5)
+  const male = round(random.between(0.25, 0.85), 4)
+  const newHires = Math.round(employees * random.between(0, 0.25))
+  return {
+    startDate,
+    endDate,
+    dateReceived: basis.latest && random.chance(0.1) ? null : received,
+    healthIndicator: random.int(1, 10),
+    jointCommitteeCodes:
+      company.country === 'BE' ? random.sample(sector.jointCommittees, random.int(1, 2)) : [],
+    profitability: {
+      revenue: basis.revenueUnknown ? null : round(revenue),
+      grossMargin: round(grossMargin),
+      ebitda: round(ebitda),
+      ebit: round(ebit),
+      netProfit: round(netProfit),
+    },
+    liquidity: {
+      cash: round(cash),
+      cashFlow: round(netProfit + revenue * random.between(0.01, 0.05)),
+      netWorkingCapital: round(currentAssets - shortTermDebt),
+      netWorkingCapitalRequirement: round(currentAssets - cash - stPayable),
+      currentRatio: round(currentAssets / shortTermDebt, 4),
+      quickRatio: round((currentAssets - inventory) / shortTermDebt, 4),
+    },
+    solvency: {
+      totalAssets: round(totalAssets),
+      equity: round(equity),
+      capital,
+      retainedEarnings: round(equity - (capital ?? 0)),
+      debt: round(debt),
+      longTermDebt: round(longTermDebt),
+      longTermDebtFinancial: round(ltFinancial),
+      longTermDebtAccountsPayable: round(longTermDebt - ltFinancial),
+      shortTermDebt: round(shortTermDebt),
+      shortTermDebtFinancial: round(shortTermDebt - stPayable),
+      shortTermDebtAccountsPayable: round(stPayable),
+    },
+    people: {
+      employees,
+      newHires,
+      employeeMaleRatio: male,
+      employeeFemaleRatio: round(1 - male, 4),
+    },
+  }
 }
 
 function makeContacts(company: DemoCompany, random: Random): DemoContact[] {

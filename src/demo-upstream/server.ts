@@ -248,22 +248,7 @@ export class DemoUpstream {
     this.inFlight++
     this.peakInFlight = Math.max(this.peakInFlight, this.inFlight)
     const url = new URL(req.url ?? '/', 'http://demo')
-    const auth = req.headers.authorization
-    const token = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length) : undefined
-    const languageValue = req.headers[this.languageHeader]
-    const language = Array.isArray(languageValue) ? languageValue[0] : languageValue
-    const call: ReceivedCall = {
-      seq: ++this.seq,
-      at: Date.now(),
-      method: req.method ?? 'GET',
-      path: url.pathname,
-      query: Object.fromEntries(url.searchParams),
-      token,
-      language,
-      requestId: header(req, 'x-request-id'),
-      traceparent: header(req, 'traceparent'),
-    }
-    this.received.push(call)
+    const call = this.receive(req, url)
     res.once('close', () => {
       this.inFlight--
       if (call.answeredSeq === undefined) {
@@ -279,14 +264,53 @@ export class DemoUpstream {
     if (delay > 0) await sleep(delay)
     if (res.destroyed) return
 
+    const { status, body, headers } = this.answer(call, url, fault)
+    res.writeHead(status, headers)
+    if (fault?.resetMidBody) {
+      res.write(body.slice(0, Math.floor(body.length / 2)))
+      setTimeout(() => res.socket?.resetAndDestroy(), 5)
+      return
+    }
+    if (fault?.bodyDelayMs !== undefined) {
+      res.flushHeaders()
+      await sleep(fault.bodyDelayMs)
+      if (res.destroyed) return
+    }
+    res.end(body)
+    call.answeredSeq = ++this.seq
+    call.status = status
+    this.notify()
+  }
+
+  /** Records the request as a call tests can read. */
+  private receive(req: IncomingMessage, url: URL): ReceivedCall {
+    const auth = req.headers.authorization
+    const languageValue = req.headers[this.languageHeader]
+    const call: ReceivedCall = {
+      seq: ++this.seq,
+      at: Date.now(),
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      token: auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length) : undefined,
+      language: Array.isArray(languageValue) ? languageValue[0] : languageValue,
+      requestId: header(req, 'x-request-id'),
+      traceparent: header(req, 'traceparent'),
+    }
+    this.received.push(call)
+    return call
+  }
+
+  /** The status, body and headers of the answer to `call`, as `fault` changes them. */
+  private answer(call: ReceivedCall, url: URL, fault: Fault | undefined) {
     let status = 200
     let payload: unknown
     try {
-      if (req.method !== 'GET') throw new HttpError(405, 'only GET is supported')
-      if (token === undefined || !this.tokens.has(token)) {
+      if (call.method !== 'GET') throw new HttpError(405, 'only GET is supported')
+      if (call.token === undefined || !this.tokens.has(call.token)) {
         throw new HttpError(401, 'a valid bearer token is required')
       }
-      payload = this.route(url, parseLanguage(language))
+      payload = this.route(url, parseLanguage(call.language))
     } catch (error) {
       if (!(error instanceof HttpError)) throw error
       status = error.status
@@ -304,21 +328,7 @@ export class DemoUpstream {
       'content-type': 'application/json',
     }
     if (fault?.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter
-    res.writeHead(status, headers)
-    if (fault?.resetMidBody) {
-      res.write(body.slice(0, Math.floor(body.length / 2)))
-      setTimeout(() => res.socket?.resetAndDestroy(), 5)
-      return
-    }
-    if (fault?.bodyDelayMs !== undefined) {
-      res.flushHeaders()
-      await sleep(fault.bodyDelayMs)
-      if (res.destroyed) return
-    }
-    res.end(body)
-    call.answeredSeq = ++this.seq
-    call.status = status
-    this.notify()
+    return { status, body, headers }
   }
 
   private faultFor(path: string) {

@@ -1,5 +1,6 @@
 import {
   type DocumentNode,
+  type GraphQLError,
   type GraphQLSchema,
   getOperationAST,
   getVariableValues,
@@ -17,7 +18,7 @@ import { type Estimate, estimateOperation } from './cost-estimate.js'
 
 /**
  * The upstream budget of an operation (MAX_OPERATION_COST), kept twice: before execution the
- * estimate of src/cost.ts must fit (variables coerced first, defaults included, so no way of
+ * estimate of ./cost-estimate.ts must fit (variables coerced first, defaults included, so no way of
  * passing a value escapes it), and while it runs every HTTP request sent upstream is drawn from
  * the budget (see Operation in src/context.ts), so a read past it is refused with
  * QUERY_TOO_COSTLY whatever the estimate assumed. When the response is complete the operation
@@ -88,61 +89,28 @@ export interface BudgetLimits {
 
 export function useOperationBudget(limits: BudgetLimits): Plugin<Context> {
   const estimateOf = rememberEstimates(estimateOperation)
-  const requiredOf = requiredVariables()
-  const { maxOperationCost: limit, maxResultObjects } = limits
+  const variablesOf = coerceVariables()
+  const { maxOperationCost: limit } = limits
   return {
     onExecute({ args, setResultAndStopExecution }) {
       const { operation: scope } = args.contextValue as Context
       const operation = getOperationAST(args.document, args.operationName)
       // yoga has refused a document without the operation asked (OPERATION_RESOLUTION_FAILURE).
       if (!operation) return
-      const variables = getVariableValues(
-        args.schema,
-        operation.variableDefinitions ?? [],
-        args.variableValues ?? {},
-        { maxErrors: 20 },
-      )
+      const variables = variablesOf(args.schema, args.document, operation, args.variableValues)
       if (variables.errors) {
         scope.end()
-        setResultAndStopExecution({
-          errors: variables.errors.map((e) =>
-            refusal('BAD_USER_INPUT', e.message, { nodes: e.nodes, originalError: undefined }),
-          ),
-        })
+        setResultAndStopExecution({ errors: variables.errors })
         return
       }
-      const nulls = [...requiredOf(args.schema, args.document, operation)].filter(
-        ([name]) => variables.coerced[name] === null,
-      )
-      if (nulls.length > 0) {
-        scope.end()
-        setResultAndStopExecution({
-          errors: nulls.map(([name, node]) =>
-            refusal('BAD_USER_INPUT', `Variable "$${name}" is null where a value is required.`, {
-              nodes: node,
-            }),
-          ),
-        })
-        return
-      }
-      const { calls: estimated, objects } = estimateOf(
-        args.schema,
-        args.document,
-        operation,
-        variables.coerced,
-      )
+      const estimate = estimateOf(args.schema, args.document, operation, variables.coerced)
       const cost = () => ({
-        estimated,
+        estimated: estimate.calls,
         limit,
         upstreamCalls: scope.upstreamCalls,
         cacheHits: scope.cacheHits,
       })
-      const tooCostly =
-        estimated > limit
-          ? `This operation could cause up to ${estimated} upstream calls, more than the ${limit} allowed: ask for smaller pages (first/last) or fewer nested connections.`
-          : objects > maxResultObjects
-            ? `This operation could return up to ${objects} objects, more than the ${maxResultObjects} allowed: ask for smaller pages (first/last), fewer aliases or fewer IDs.`
-            : undefined
+      const tooCostly = tooCostlyMessage(estimate, limits)
       if (tooCostly) {
         scope.end()
         setResultAndStopExecution({
@@ -178,4 +146,53 @@ export function useOperationBudget(limits: BudgetLimits): Plugin<Context> {
       }
     },
   }
+}
+
+/**
+ * An operation's variables coerced (defaults included, so no way of passing a value escapes the
+ * estimate), or the BAD_USER_INPUT errors that refuse it: a value that does not coerce, or a
+ * null where a value is required (see `requiredVariables`).
+ */
+function coerceVariables() {
+  const requiredOf = requiredVariables()
+  return (
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+    values: Readonly<Record<string, unknown>> | null | undefined,
+  ): { coerced: Record<string, unknown>; errors?: never } | { errors: GraphQLError[] } => {
+    const variables = getVariableValues(schema, operation.variableDefinitions ?? [], values ?? {}, {
+      maxErrors: 20,
+    })
+    if (variables.errors) {
+      return {
+        errors: variables.errors.map((e) =>
+          refusal('BAD_USER_INPUT', e.message, { nodes: e.nodes, originalError: undefined }),
+        ),
+      }
+    }
+    const nulls = [...requiredOf(schema, document, operation)].filter(
+      ([name]) => variables.coerced[name] === null,
+    )
+    if (nulls.length === 0) return { coerced: variables.coerced }
+    return {
+      errors: nulls.map(([name, node]) =>
+        refusal('BAD_USER_INPUT', `Variable "$${name}" is null where a value is required.`, {
+          nodes: node,
+        }),
+      ),
+    }
+  }
+}
+
+/** Why the estimate refuses an operation (QUERY_TOO_COSTLY); undefined when it fits. */
+function tooCostlyMessage({ calls, objects }: Estimate, limits: BudgetLimits): string | undefined {
+  const { maxOperationCost: limit, maxResultObjects } = limits
+  if (calls > limit) {
+    return `This operation could cause up to ${calls} upstream calls, more than the ${limit} allowed: ask for smaller pages (first/last) or fewer nested connections.`
+  }
+  if (objects > maxResultObjects) {
+    return `This operation could return up to ${objects} objects, more than the ${maxResultObjects} allowed: ask for smaller pages (first/last), fewer aliases or fewer IDs.`
+  }
+  return undefined
 }

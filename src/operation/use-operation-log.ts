@@ -3,7 +3,7 @@ import { getOperationAST } from 'graphql'
 import { isAsyncIterable, type Plugin } from 'graphql-yoga'
 import type { Context } from '../context.js'
 import type { Logger } from '../observability/logger.js'
-import type { GatewayMetrics } from '../observability/metrics.js'
+import type { GatewayMetrics, OperationOutcome } from '../observability/metrics.js'
 import { requestIdOf } from '../observability/request-id.js'
 import { errorCodesOf, observeStream, type ResultPart } from './result-stream.js'
 import { isWarmUp } from './warm-up.js'
@@ -15,26 +15,24 @@ import { isWarmUp } from './warm-up.js'
  * validation, variables, budget) count like the rest. Never variables, query text or headers.
  */
 
-type Outcome = 'ok' | 'partial' | 'error' | 'refused'
-
 interface Entry {
   started: number
   operation?: string | null
   context?: Context
   codes?: string[]
-  outcome?: Outcome
+  outcome?: OperationOutcome
   streamed?: boolean
 }
 
 /** As the GraphQL spec reads a response: no `data` at all means execution never started. */
-function outcomeOf(result: ExecutionResult): Outcome {
+function outcomeOf(result: ExecutionResult): OperationOutcome {
   if (result.data === undefined) return 'refused'
   if (!result.errors?.length) return 'ok'
   return result.data === null ? 'error' : 'partial'
 }
 
 /** Later parts of a stream: an error in a deferred payload makes a whole answer partial. */
-function outcomeAfter(outcome: Outcome | undefined, part: ResultPart): Outcome {
+function outcomeAfter(outcome: OperationOutcome | undefined, part: ResultPart): OperationOutcome {
   if (outcome === undefined) return outcomeOf(part)
   return outcome === 'ok' && errorCodesOf(part).length > 0 ? 'partial' : outcome
 }
@@ -47,23 +45,7 @@ export function useOperationLog(
   const entries = new WeakMap<Request, Entry>()
   const report = (request: Request, entry: Entry, status: number) => {
     entries.delete(request)
-    const outcome = entry.outcome ?? 'refused'
-    const ms = performance.now() - entry.started
-    metrics.operation(outcome, ms / 1000)
-    logger?.info(
-      {
-        requestId: requestIdOf(request),
-        operation: entry.operation ?? null,
-        outcome,
-        status,
-        durationMs: Math.round(ms),
-        upstreamCalls: entry.context?.operation.upstreamCalls ?? 0,
-        cacheHits: entry.context?.operation.cacheHits ?? 0,
-        errors: entry.codes?.length ? entry.codes : undefined,
-        streamed: entry.streamed,
-      },
-      'operation',
-    )
+    logOperation(request, entry, status, logger, metrics)
   }
   return {
     onRequest({ request, url, serverContext }) {
@@ -118,4 +100,31 @@ export function useOperationLog(
       report(request, entry, response.status)
     },
   }
+}
+
+/** The operation's log line and metrics, once it is answered. */
+function logOperation(
+  request: Request,
+  entry: Entry,
+  status: number,
+  logger: Logger | undefined,
+  metrics: GatewayMetrics,
+) {
+  const outcome = entry.outcome ?? 'refused'
+  const ms = performance.now() - entry.started
+  metrics.operation(outcome, ms / 1000)
+  logger?.info(
+    {
+      requestId: requestIdOf(request),
+      operation: entry.operation ?? null,
+      outcome,
+      status,
+      durationMs: Math.round(ms),
+      upstreamCalls: entry.context?.operation.upstreamCalls ?? 0,
+      cacheHits: entry.context?.operation.cacheHits ?? 0,
+      errors: entry.codes?.length ? entry.codes : undefined,
+      streamed: entry.streamed,
+    },
+    'operation',
+  )
 }

@@ -1,13 +1,13 @@
 import type { Tracer } from '@opentelemetry/api'
 import { type DocumentNode, getOperationAST } from 'graphql'
 import { isAsyncIterable, type Plugin } from 'graphql-yoga'
-import { requestIdOf } from '../observability/request-id.js'
 import {
   endOperationTrace,
   nameOperationTrace,
   type OperationTrace,
   startOperationTrace,
-} from '../observability/tracing.js'
+} from '../observability/operation-trace.js'
+import { requestIdOf } from '../observability/request-id.js'
 import { errorCodesOf, observeStream, type ResultPart } from './result-stream.js'
 import { isWarmUp } from './warm-up.js'
 

@@ -51,6 +51,7 @@ export const ListNode = builder.loadableNode(builder.objectRef<List>('List'), {
       ctx.listTypes.learn([list])
       return list
     }),
+  // One entry per field of List, as the schema lists them: a table, not steps, so one piece.
   fields: (t) => ({
     listId: t.exposeInt('id', {
       description: 'Numeric identifier of the list upstream (REST `id`).',

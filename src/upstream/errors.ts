@@ -59,31 +59,6 @@ export function cancelled(endpoint: string): UpstreamError {
   })
 }
 
-/** The code a non-2xx status maps to, and what it means to the client. */
-export function meaningOfStatus(status: number): { code: UpstreamErrorCode; message: string } {
-  switch (status) {
-    case 401:
-      return { code: 'UNAUTHENTICATED', message: 'the upstream refused the credentials (401)' }
-    case 403:
-      return { code: 'FORBIDDEN', message: 'access forbidden by the upstream (403)' }
-    case 404:
-      return { code: 'NOT_FOUND', message: 'not found (404)' }
-    case 429:
-      return { code: 'RATE_LIMITED', message: 'rate limited by the upstream (429)' }
-    default:
-      return { code: 'UPSTREAM_ERROR', message: `the upstream answered ${status}` }
-  }
-}
-
-/** Retry-After is either delay-seconds or an HTTP date (RFC 9110 §10.2.3). */
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
-  if (value === undefined || value.trim() === '') return undefined
-  if (/^\d+$/.test(value.trim())) return Number(value.trim())
-  const at = Date.parse(value)
-  if (Number.isNaN(at)) return undefined
-  return Math.max(0, Math.ceil((at - now) / 1000))
-}
-
 /**
  * Whether an expired cache entry may answer instead (stale-if-error): for the upstream's 5xx,
  * 429, a connection failure or a timeout; never for 401/403, 404, a bad body, nor for the

@@ -1,4 +1,4 @@
-import type { OperationTrace } from '../observability/tracing.js'
+import type { OperationTrace } from '../observability/operation-trace.js'
 import type { CacheResult } from './cache/read-cache.js'
 
 /** Language the upstream answers in, selected per caller. */

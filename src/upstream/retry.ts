@@ -65,3 +65,30 @@ export class RetryBudget {
     return true
   }
 }
+
+/** The retry policy, with one budget shared by every read of a client: it protects the upstream. */
+export class Retries {
+  private readonly budget = new RetryBudget()
+
+  constructor(private readonly policy: RetryPolicy) {}
+
+  /** A read starts: its first attempt adds to what retries may draw. */
+  started(): void {
+    this.budget.deposit()
+  }
+
+  /**
+   * How long to wait before retrying a read whose `attempts`-th attempt ended with `failure`;
+   * undefined when it is not retried: not retryable, retries used up, a wait that would end past
+   * `deadline` (it would only end in a timeout: report what happened instead), or no budget left.
+   */
+  delayAfter(failure: UpstreamError, attempts: number, deadline: number): number | undefined {
+    const delay = retryDelayMs(this.policy, attempts - 1, failure)
+    const retry =
+      attempts <= this.policy.maxRetries &&
+      isRetryable(failure) &&
+      Date.now() + delay < deadline &&
+      this.budget.withdraw()
+    return retry ? delay : undefined
+  }
+}

@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/config.js'
 import { DEMO_TOKEN, DemoUpstream } from '../../src/demo-upstream/server.js'
 import { createGateway, type GatewayConfig } from '../../src/gateway.js'
 import type { Logger } from '../../src/observability/logger.js'
-import type { Telemetry } from '../../src/observability/tracing.js'
+import type { Telemetry } from '../../src/observability/tracing-sdk.js'
 
 /**
  * The gateway wired to a demo upstream on loopback, as in production: every upstream read is
