@@ -1,7 +1,10 @@
-import { afterAll, describe, expect, it } from 'vitest'
+import { GraphQLError } from 'graphql'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { loadConfig } from '../src/config.js'
 import { DEMO_TOKEN, DemoUpstream } from '../src/demo-upstream/server.js'
+import { maskError } from '../src/errors/graphql-errors.js'
 import { createGateway } from '../src/gateway.js'
+import { CompanyDirectory } from '../src/loaders/company-directory.js'
 import { createLogger } from '../src/observability/logger.js'
 import { logSink } from './support/log-sink.js'
 import { startStack } from './support/stack.js'
@@ -219,6 +222,66 @@ describe('a batch never fails as a whole because one key failed', () => {
     expect(body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
       [['company', 'lookalikes', 'nodes', 4, 'name'], 'UPSTREAM_ERROR'],
     ])
+  })
+})
+
+describe('an unexpected error, whatever its shape, is INTERNAL_SERVER_ERROR', () => {
+  /** A GraphQLError without `extensions`, as graphql-jit makes them. */
+  const bare = (message: string, originalError?: unknown) => {
+    const error = new GraphQLError(message, { path: ['company', 'name'] })
+    Object.defineProperties(error, {
+      extensions: { value: undefined },
+      originalError: { value: originalError },
+    })
+    return error
+  }
+  const inner = new TypeError("Cannot read properties of undefined (reading 'x')")
+
+  it.each([
+    ['an Error', inner],
+    ['a GraphQLError without extensions', bare('boom')],
+    ['a GraphQLError without extensions wrapping an Error', bare('boom', inner)],
+    ['a chain of GraphQLErrors without extensions', bare('boom', bare('inner', inner))],
+    ['a string', 'boom'],
+    ['a number', 42],
+    ['undefined', undefined],
+    ['null', null],
+    ['a plain object', { message: 'boom' }],
+  ])('%s', (_shape, error) => {
+    for (const dev of [true, false]) {
+      const masked = maskError(error, 'Unexpected error.', dev)
+      expect(masked).toBeInstanceOf(GraphQLError)
+      expect((masked as GraphQLError).extensions.code).toBe('INTERNAL_SERVER_ERROR')
+      if (error instanceof GraphQLError) expect((masked as GraphQLError).path).toEqual(error.path)
+      if (!dev) expect(JSON.stringify(masked)).not.toContain('reading')
+    }
+  })
+
+  it('a resolver that throws nulls its nullable field alone: HTTP 200, the rest answered', async () => {
+    const company = data.companies.find((c) => data.financialsOf(c).length > 0)
+    if (!company) throw new Error('no company with statements')
+    const bug = vi.spyOn(CompanyDirectory.prototype, 'identify').mockRejectedValue(inner)
+    try {
+      const { status, body } = await stack.post(
+        `{ company(country: ${company.country}, number: "${company.companyNumber}") {
+          number name financials(first: 1) { totalCount } } lists { totalCount } }`,
+      )
+      expect(bug).toHaveBeenCalled()
+      expect(status).toBe(200)
+      expect(body.data).toEqual({
+        company: {
+          number: company.companyNumber,
+          name: null,
+          financials: { totalCount: data.financialsOf(company).length },
+        },
+        lists: { totalCount: data.lists.length },
+      })
+      expect(body.errors?.map((e) => [e.path, e.extensions?.code, e.message])).toEqual([
+        [['company', 'name'], 'INTERNAL_SERVER_ERROR', 'Unexpected error.'],
+      ])
+    } finally {
+      bug.mockRestore()
+    }
   })
 })
 

@@ -18,6 +18,8 @@ vi.mock('../src/domain/keyed-hash.js', async (importOriginal) => {
 })
 
 const stack = await startStack()
+/** The cache of reads on, as in production: what it serves is frozen and shared. */
+const cached = await startStack({ cacheTtlSeconds: 300 })
 const { demo } = stack
 const { data } = demo
 const list = data.lists[2]
@@ -435,5 +437,88 @@ describe('reads that do not depend on each other go out together', () => {
     await demo.waitForCalls((calls) => calls.length === 4)
     held.release()
     expect((await result).errors).toBeUndefined()
+  })
+})
+
+describe('with the cache of reads on (frozen cached answers)', () => {
+  const cachedList = data.lists[3]
+  if (!cachedList) throw new Error('demo data lacks a fourth list')
+  const listId = globalId('List', String(cachedList.id))
+
+  it('finds a list read before by node(), nodes() and a Relay refetch', async () => {
+    const first = await cached.post(`{ list(listId: ${cachedList.id}) { id name } }`)
+    expect(first.body.errors).toBeUndefined()
+    expect(first.body.data).toEqual({ list: { id: listId, name: cachedList.name } })
+
+    const node = await cached.post(
+      `query($id: ID!) { node(id: $id) { id ... on List { name } } }`,
+      { id: listId },
+    )
+    expect(node.body.errors).toBeUndefined()
+    expect(node.body.data).toEqual({ node: { id: listId, name: cachedList.name } })
+
+    const nodes = await cached.post(
+      `query($ids: [ID!]!) { nodes(ids: $ids) { __typename ... on List { listId } } }`,
+      { ids: [listId, listId] },
+    )
+    expect(nodes.body.errors).toBeUndefined()
+    expect(nodes.body.data).toEqual({
+      nodes: [0, 1].map(() => ({ __typename: 'List', listId: cachedList.id })),
+    })
+
+    // What relay-runtime sends to refetch a List fragment, and to page its companies
+    // (usePaginationFragment): node(id) spreading the fragment.
+    const refetch = await cached.post(
+      `query ListPaginationQuery($count: Int = 2, $cursor: String, $id: ID!) {
+        node(id: $id) { __typename ...ListFragment id }
+      }
+      fragment ListFragment on List {
+        name
+        companies(first: $count, after: $cursor) {
+          edges { cursor node { id __typename } }
+          pageInfo { endCursor hasNextPage }
+        }
+        id
+      }`,
+      { id: listId },
+    )
+    expect(refetch.body.errors).toBeUndefined()
+    expect(refetch.body.data?.node).toMatchObject({
+      __typename: 'List',
+      id: listId,
+      name: cachedList.name,
+      companies: { pageInfo: { hasNextPage: true } },
+    })
+    // Everything after the first operation came from the cache.
+    expect(cached.demo.calls().filter((c) => c.path === `/v1/lists/${cachedList.id}`)).toHaveLength(
+      1,
+    )
+  })
+
+  it('finds a company and a contact read before by node()', async () => {
+    const contacts = await cached.post(
+      `{ company(country: ${company.country}, number: "${company.companyNumber}") {
+        id contacts(first: 2) { nodes { id lastName } } } }`,
+    )
+    const found = contacts.body.data?.company as {
+      id: string
+      contacts: { nodes: { id: string; lastName: string | null }[] }
+    }
+    const [contact] = found.contacts.nodes
+    if (!contact) throw new Error('no contact')
+    for (let round = 0; round < 2; round++) {
+      const result = await cached.post(
+        `query($ids: [ID!]!) { nodes(ids: $ids) {
+          id ... on Company { number } ... on Contact { lastName } } }`,
+        { ids: [found.id, contact.id] },
+      )
+      expect(result.body.errors).toBeUndefined()
+      expect(result.body.data).toEqual({
+        nodes: [
+          { id: found.id, number: company.companyNumber },
+          { id: contact.id, lastName: contact.lastName },
+        ],
+      })
+    }
   })
 })

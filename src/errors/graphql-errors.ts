@@ -72,9 +72,12 @@ function withoutStack<E extends Error>(make: () => E): E {
   }
 }
 
-/** An error that carries a code was expected; anything else is a bug. */
+/**
+ * An error that carries a code was expected; anything else is a bug. A GraphQLError may lack
+ * `extensions` (one made by hand or by a library); a thrown value may be no Error at all.
+ */
 function isCoded(error: unknown): error is GraphQLError {
-  return error instanceof GraphQLError && typeof error.extensions.code === 'string'
+  return error instanceof GraphQLError && typeof error.extensions?.code === 'string'
 }
 
 /**
@@ -85,7 +88,7 @@ function isCoded(error: unknown): error is GraphQLError {
 export function maskError(error: unknown, message: string, isDev?: boolean): Error {
   if (isCoded(error)) return error
   const masked = yogaMaskError(error, message, isDev)
-  if (masked instanceof GraphQLError && masked.extensions.code === undefined) {
+  if (masked instanceof GraphQLError && masked.extensions?.code === undefined) {
     // graphql-js's own complaints (a null for a non-null field) are bugs of ours too.
     return new GraphQLError(masked.message, {
       nodes: masked.nodes,

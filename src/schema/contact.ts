@@ -91,7 +91,7 @@ export async function contactByKey(key: string, ctx: Context): Promise<ContactRe
   throw notFound('No contact with this ID: the person is no longer among the company’s contacts.')
 }
 
-export const ContactNode = builder.node(builder.objectRef<ContactRef>('Contact'), {
+const ContactNode = builder.node(builder.objectRef<ContactRef>('Contact'), {
   description: 'A contact person of a company.',
   id: {
     description:

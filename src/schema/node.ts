@@ -1,9 +1,8 @@
-import { brandWithType } from '@pothos/core'
 import type { GraphQLResolveInfo } from 'graphql'
 import type { Context } from '../context.js'
 import { builder } from './builder.js'
-import { CompanyType, companyFromId, existingCompany } from './company.js'
-import { ContactNode, contactByKey } from './contact.js'
+import { companyFromId, existingCompany } from './company.js'
+import { contactByKey } from './contact.js'
 import { decodeGlobalId } from './global-id.js'
 import { ListNode } from './list.js'
 import { upstreamCost } from './upstream-cost.js'
@@ -14,17 +13,20 @@ import { upstreamCost } from './upstream-cost.js'
  * fails the other IDs of nodes().
  */
 
-/** The object a global ID names, marked with its type for the Node interface. */
+/**
+ * The object a global ID names, as a fresh object with its `__typename` for the Node interface
+ * (the relay plugin's way for nodes loaded by hand): what was loaded may be the read cache's
+ * answer, frozen and shared with other operations, so it is neither branded nor changed.
+ */
 async function loadNode(globalId: string, ctx: Context, info: GraphQLResolveInfo) {
   const { typename, id } = decodeGlobalId(globalId)
-  const [node, type] =
+  const node =
     typename === 'List'
-      ? [await ListNode.getDataloader(ctx).load(id), ListNode]
+      ? await ListNode.getDataloader(ctx).load(id)
       : typename === 'Company'
-        ? [await existingCompany(companyFromId(id), ctx, info), CompanyType]
-        : [await contactByKey(id, ctx), ContactNode]
-  brandWithType(node, type)
-  return node
+        ? await existingCompany(companyFromId(id), ctx, info)
+        : await contactByKey(id, ctx)
+  return { ...node, __typename: typename }
 }
 
 builder.queryFields((t) => ({
