@@ -130,7 +130,7 @@ export const environment = z.object({
 
 /**
  * Settings under the OpenTelemetry SDK's own names: read and checked by startTelemetry
- * (src/observability/tracing.ts), not by `environment`; all unset by default.
+ * (src/observability/tracing-sdk.ts), not by `environment`; all unset by default.
  */
 export const telemetrySettings = {
   OTEL_EXPORTER_OTLP_ENDPOINT:

@@ -26,6 +26,8 @@ export const ERROR_CODES = {
   GRAPHQL_VALIDATION_FAILED:
     'The document is not valid against the schema, is not a query (the gateway is read-only), or is over a shape limit (depth, aliases, directives, tokens).',
   GRAPHQL_PARSE_FAILED: 'The document is not GraphQL.',
+  OPERATION_RESOLUTION_FAILURE:
+    'The document has no operation of the given `operationName`, or several operations and no name to choose one.',
   BAD_REQUEST:
     'The HTTP request is not a GraphQL request the gateway takes (a malformed body or parameter, both a query and a documentId, a Content-Length that is not a number).',
   REQUEST_ENTITY_TOO_LARGE: 'The request body is over `MAX_BODY_BYTES` (HTTP 413).',

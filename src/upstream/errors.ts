@@ -1,8 +1,11 @@
+import type { ErrorCode } from '../errors/codes.js'
+
 /**
- * Every way an upstream read can fail, as one typed error. The codes are those of the runtime
- * contract; the GraphQL layer turns this error into a GraphQL error in one place (src/errors.ts).
+ * Every way an upstream read can fail, as one typed error with a code of the catalogue
+ * (src/errors/codes.ts). graphql-js copies its `extensions` onto the GraphQL error it makes.
  */
-export type UpstreamErrorCode =
+export type UpstreamErrorCode = Extract<
+  ErrorCode,
   | 'NOT_FOUND'
   | 'UNAUTHENTICATED'
   | 'FORBIDDEN'
@@ -11,6 +14,7 @@ export type UpstreamErrorCode =
   | 'UPSTREAM_ERROR'
   | 'UPSTREAM_BAD_RESPONSE'
   | 'QUERY_TOO_COSTLY'
+>
 
 export interface UpstreamErrorDetails {
   /** HTTP status the upstream answered with, when it answered at all. */
