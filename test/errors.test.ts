@@ -226,7 +226,7 @@ describe('a batch never fails as a whole because one key failed', () => {
 })
 
 describe('an unexpected error, whatever its shape, is INTERNAL_SERVER_ERROR', () => {
-  /** A GraphQLError without `extensions`, as graphql-jit makes them. */
+  /** A GraphQLError without `extensions`, as a library or a hand-made error may be. */
   const bare = (message: string, originalError?: unknown) => {
     const error = new GraphQLError(message, { path: ['company', 'name'] })
     Object.defineProperties(error, {
