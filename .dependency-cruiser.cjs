@@ -36,6 +36,19 @@ module.exports = {
       },
     ),
     forbid(
+      'upstream-never-reaches-graphql',
+      'Not through another module either: what the upstream layer imports knows no GraphQL.',
+      {
+        path: [
+          layer('upstream'),
+          layer('observability'),
+          layer('domain'),
+          '^src/errors/codes\\.ts$',
+        ],
+      },
+      { path: GRAPHQL, reachable: true },
+    ),
+    forbid(
       'observability-is-a-leaf',
       'Logs, metrics and traces are used by every layer and use none of them.',
       { path: layer('observability') },
@@ -45,7 +58,7 @@ module.exports = {
       'leaves-import-no-layer',
       'The error catalogue and the domain (company numbers, keyed hashes) stand alone.',
       { path: ['^src/errors/codes\\.ts$', layer('domain')] },
-      { path: '^src/(?!domain/|errors/codes\\.ts$)' },
+      { path: [GRAPHQL, '^src/(?!domain/|errors/codes\\.ts$)'] },
     ),
     forbid(
       'errors-import-no-layer',
@@ -95,6 +108,12 @@ module.exports = {
       'The demo upstream is loaded by src/main.ts only when UPSTREAM_URL is unset (a dynamic import).',
       { path: '^src/', pathNot: ['^src/demo-upstream/', '^src/main\\.ts$'] },
       { path: layer('demo-upstream') },
+    ),
+    forbid(
+      'demo-loaded-only-on-demand',
+      'src/main.ts loads the demo upstream with a dynamic import, only when UPSTREAM_URL is unset.',
+      { path: '^src/main\\.ts$' },
+      { path: layer('demo-upstream'), dependencyTypesNot: ['dynamic-import', 'type-only'] },
     ),
     forbid(
       'demo-is-a-separate-service',

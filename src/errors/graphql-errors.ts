@@ -82,21 +82,29 @@ function isCoded(error: unknown): error is GraphQLError {
 
 /**
  * yoga's maskError hook. A coded error passes unchanged, so yoga neither masks it nor logs it as
- * unexpected. Anything else is a bug: masked as yoga does (`Unexpected error.` in production)
- * with code INTERNAL_SERVER_ERROR, which yoga logs at error level with its stack.
+ * unexpected. yoga's refusals of a malformed request carry an HTTP status but no code: they are
+ * the caller's, BAD_REQUEST with yoga's message. Anything else is a bug of ours (graphql-js's own
+ * complaints included): INTERNAL_SERVER_ERROR, its message shown in development only, and yoga
+ * logs it at error level with its stack. (yoga's own maskError passes a GraphQLError without an
+ * original error through as it is, message and all.)
  */
 export function maskError(error: unknown, message: string, isDev?: boolean): Error {
   if (isCoded(error)) return error
-  const masked = yogaMaskError(error, message, isDev)
-  if (masked instanceof GraphQLError && masked.extensions?.code === undefined) {
-    // graphql-js's own complaints (a null for a non-null field) are bugs of ours too.
-    return new GraphQLError(masked.message, {
-      nodes: masked.nodes,
-      source: masked.source,
-      positions: masked.positions,
-      path: masked.path,
-      extensions: { ...masked.extensions, code: 'INTERNAL_SERVER_ERROR' },
-    })
+  const located = error instanceof GraphQLError ? error : undefined
+  const where = {
+    nodes: located?.nodes,
+    source: located?.source,
+    positions: located?.positions,
+    path: located?.path,
   }
-  return masked
+  const http = located?.extensions?.http as { status?: number } | undefined
+  if (located && http?.status !== undefined && http.status >= 400 && http.status < 500) {
+    return codedError('BAD_REQUEST', located.message, { ...where, extensions: { http } })
+  }
+  const masked = yogaMaskError(error, message, isDev)
+  const extensions = masked instanceof GraphQLError ? masked.extensions : {}
+  return codedError('INTERNAL_SERVER_ERROR', isDev ? masked.message : message, {
+    ...where,
+    extensions: { ...extensions },
+  })
 }

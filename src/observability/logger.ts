@@ -1,18 +1,14 @@
+import type { Writable } from 'node:stream'
 import { type DestinationStream, pino } from 'pino'
+
+/** Log output held for a reader that has stopped reading, past which lines are dropped. */
+const MAX_UNREAD_BYTES = 4 * 1024 * 1024
 
 /**
  * JSON-lines logger (pino), with pino's standard fields (time, pid, hostname) that log shippers
  * expect. Authorization headers and tokens are redacted wherever they appear.
- *
- * Lines go to stdout synchronously, as Node writes to a pipe anyway: pino's default asynchronous
- * destination flushes at process exit, where sonic-boom 4 retries a failed write for ever, so
- * with stdout's reader gone (EPIPE) the process never exited. Written at once, the EPIPE reaches
- * pino, which stops logging, and nothing is left to flush.
  */
-export function createLogger(
-  level: string,
-  destination: DestinationStream = pino.destination({ dest: 1, sync: true }),
-) {
+export function createLogger(level: string, destination: DestinationStream = stdoutLines()) {
   return pino(
     {
       level,
@@ -26,3 +22,34 @@ export function createLogger(
 }
 
 export type Logger = ReturnType<typeof createLogger>
+
+/**
+ * Lines to stdout that never hold the process: written through Node's own stream, which buffers
+ * for a slow pipe without stopping the event loop (a synchronous write to a full pipe blocks it;
+ * pino's sonic-boom retries a failed write at exit for ever). While a reader lags
+ * MAX_UNREAD_BYTES behind, lines are dropped and counted; once its reader is gone (EPIPE), lines
+ * are dropped. Nothing is flushed at exit.
+ */
+export function stdoutLines(out: Writable = process.stdout): DestinationStream {
+  let gone = false
+  let dropped = 0
+  out.on('error', () => {
+    gone = true
+  })
+  return {
+    write(line: string) {
+      if (gone) return
+      if (out.writableLength > MAX_UNREAD_BYTES) {
+        dropped++
+        return
+      }
+      if (dropped > 0) {
+        out.write(
+          `${JSON.stringify({ level: 40, time: Date.now(), msg: `${dropped} log lines dropped: stdout was not being read` })}\n`,
+        )
+        dropped = 0
+      }
+      out.write(line)
+    },
+  }
+}

@@ -5,6 +5,7 @@ import type { Context } from '../context.js'
 import type { Logger } from '../observability/logger.js'
 import type { GatewayMetrics, OperationOutcome } from '../observability/metrics.js'
 import { requestIdOf } from '../observability/request-id.js'
+import { runOperation } from './operation-name.js'
 import { errorCodesOf, observeStream, type ResultPart } from './result-stream.js'
 import { isWarmUp } from './warm-up.js'
 
@@ -57,8 +58,8 @@ export function useOperationLog(
       // The name of the operation the document holds, never the caller's `operationName` as
       // sent: that is free text of any length.
       const entry = entries.get((context as { request: Request }).request)
-      const operation = getOperationAST(params.documentAST, context.params?.operationName)
-      if (entry && operation?.name) entry.operation = operation.name.value
+      const shownName = runOperation(params.documentAST, context.params?.operationName)?.shownName
+      if (entry && shownName) entry.operation = shownName
     },
     onExecute({ args }) {
       const context = args.contextValue as Context & { request: Request }

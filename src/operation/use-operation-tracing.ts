@@ -1,5 +1,5 @@
 import type { Tracer } from '@opentelemetry/api'
-import { type DocumentNode, getOperationAST } from 'graphql'
+import type { DocumentNode } from 'graphql'
 import { isAsyncIterable, type Plugin } from 'graphql-yoga'
 import {
   endOperationTrace,
@@ -8,6 +8,7 @@ import {
   startOperationTrace,
 } from '../observability/operation-trace.js'
 import { requestIdOf } from '../observability/request-id.js'
+import { runOperation } from './operation-name.js'
 import { errorCodesOf, observeStream, type ResultPart } from './result-stream.js'
 import { isWarmUp } from './warm-up.js'
 
@@ -27,8 +28,8 @@ function record(state: OperationTrace, result: ResultPart) {
 
 /** Names the span after the operation the document and params select (`query Traversal`). */
 function name(state: OperationTrace, document: DocumentNode, operationName?: string | null) {
-  const operation = getOperationAST(document, operationName)
-  if (operation) nameOperationTrace(state, operation.operation, operation.name?.value)
+  const run = runOperation(document, operationName)
+  if (run) nameOperationTrace(state, run.operation.operation, run.shownName)
 }
 
 /**
