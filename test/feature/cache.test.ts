@@ -1,8 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
-import { REDIS_SKIP_REASON, type RedisServer, redisAvailable, startRedis } from './support/redis.js'
-import { type GraphQLResponse, startStack } from './support/stack.js'
+import {
+  REDIS_SKIP_REASON,
+  type RedisServer,
+  redisAvailable,
+  startRedis,
+} from '../support/redis.js'
+import { type GraphQLResponse, startStack } from '../support/stack.js'
 
 /**
  * The cache of upstream reads across operations: what a repeated or concurrent operation costs

@@ -2,12 +2,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { ConfigError } from '../src/config.js'
-import { DEMO_TOKEN } from '../src/demo-upstream/server.js'
-import { usePersistedDocuments } from '../src/http/use-persisted-documents.js'
-import { createLogger } from '../src/observability/logger.js'
-import { logSink } from './support/log-sink.js'
-import { type Stack, startStack } from './support/stack.js'
+import { ConfigError } from '../../src/config.js'
+import { DEMO_TOKEN } from '../../src/demo-upstream/server.js'
+import { usePersistedDocuments } from '../../src/http/use-persisted-documents.js'
+import { createLogger } from '../../src/observability/logger.js'
+import { logSink } from '../support/log-sink.js'
+import { type Stack, startStack } from '../support/stack.js'
 
 /**
  * Persisted documents (PERSISTED_DOCUMENTS, PERSISTED_DOCUMENTS_ONLY) and GRAPHIQL, over the
@@ -16,7 +16,7 @@ import { type Stack, startStack } from './support/stack.js'
  */
 
 const codegenManifest = JSON.parse(
-  readFileSync(new URL('./gql/persisted-documents.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../gql/persisted-documents.json', import.meta.url), 'utf8'),
 ) as Record<string, string>
 const idOf = (operation: string) => {
   const entry = Object.entries(codegenManifest).find(([, document]) =>

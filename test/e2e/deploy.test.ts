@@ -3,8 +3,8 @@ import { existsSync, readFileSync } from 'node:fs'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parse, parseAllDocuments } from 'yaml'
-import { DEMO_TOKEN } from '../src/demo-upstream/server.js'
-import { freePort, startEntry } from './support/process.js'
+import { DEMO_TOKEN } from '../../src/demo-upstream/server.js'
+import { freePort, startEntry } from '../support/process.js'
 
 /**
  * What operators rely on when they deploy: docker-compose.yml (two gateway replicas sharing one
@@ -13,7 +13,7 @@ import { freePort, startEntry } from './support/process.js'
  * manifests (deploy/kubernetes/gateway.yaml).
  */
 
-const root = new URL('../', import.meta.url)
+const root = new URL('../../', import.meta.url)
 const read = (path: string) => readFileSync(new URL(path, root), 'utf8')
 
 interface Service {

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
-import { GRAPHIQL_TABS, type GraphiQLTab } from '../src/http/graphiql.js'
-import { graphql } from './gql/index.js'
-import { startStack } from './support/stack.js'
+import { GRAPHIQL_TABS, type GraphiQLTab } from '../../src/http/graphiql.js'
+import { graphql } from '../gql/index.js'
+import { startStack } from '../support/stack.js'
 
 /** Query.lists, Query.list and a list's companies and contacts, end to end. */
 

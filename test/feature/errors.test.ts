@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { loadConfig } from '../src/config.js'
-import { DEMO_TOKEN, DemoUpstream } from '../src/demo-upstream/server.js'
-import { createGateway } from '../src/gateway.js'
-import { createLogger } from '../src/observability/logger.js'
-import { logSink } from './support/log-sink.js'
-import { startStack } from './support/stack.js'
+import { loadConfig } from '../../src/config.js'
+import { DEMO_TOKEN, DemoUpstream } from '../../src/demo-upstream/server.js'
+import { createGateway } from '../../src/gateway.js'
+import { createLogger } from '../../src/observability/logger.js'
+import { logSink } from '../support/log-sink.js'
+import { startStack } from '../support/stack.js'
 
 /**
  * Every error carries extensions.code, is logged once at the level it deserves, and fails only

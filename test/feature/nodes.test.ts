@@ -1,14 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it, vi } from 'vitest'
-import { graphql } from './gql/index.js'
-import { startStack } from './support/stack.js'
+import { graphql } from '../gql/index.js'
+import { startStack } from '../support/stack.js'
 
 /** Relay global object identification: node(id) and nodes(ids) for List, Company and Contact. */
 
 // Counts the keyed hashes the gateway computes (Contact IDs), to show what is hashed once.
 const hashes = vi.hoisted(() => ({ count: 0 }))
-vi.mock('../src/domain/keyed-hash.js', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../src/domain/keyed-hash.js')>()
+vi.mock('../../src/domain/keyed-hash.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../src/domain/keyed-hash.js')>()
   return {
     keyedHash: (...args: Parameters<typeof actual.keyedHash>) => {
       hashes.count++

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { type DemoCompany, type DemoContact, DemoData } from '../src/demo-upstream/data.js'
-import { DEMO_TOKEN, DemoUpstream, type ReceivedCall } from '../src/demo-upstream/server.js'
-import { normaliseCompanyNumber } from '../src/domain/company-number.js'
+import { type DemoCompany, type DemoContact, DemoData } from '../../src/demo-upstream/data.js'
+import { DEMO_TOKEN, DemoUpstream, type ReceivedCall } from '../../src/demo-upstream/server.js'
+import { normaliseCompanyNumber } from '../../src/domain/company-number.js'
 
 /**
  * The demo upstream must implement contract/upstream-rest-api.md faithfully: every other test
@@ -15,7 +15,7 @@ import { normaliseCompanyNumber } from '../src/domain/company-number.js'
 
 // ─── The document, as this test reads it ─────────────────────────────────────────────────────
 
-const DOC = readFileSync(new URL('../contract/upstream-rest-api.md', import.meta.url), 'utf8')
+const DOC = readFileSync(new URL('../../contract/upstream-rest-api.md', import.meta.url), 'utf8')
 
 type Primitive = 'string' | 'integer' | 'number' | 'boolean'
 type Shape =

@@ -18,10 +18,10 @@ import { fileURLToPath } from 'node:url'
 import { Script } from 'node:vm'
 import { Agent, fetch as undiciFetch } from 'undici'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import { ConfigError, loadConfig } from '../src/config.js'
-import { DemoUpstream } from '../src/demo-upstream/server.js'
-import { GRAPHIQL_TABS } from '../src/http/graphiql.js'
-import { freePort, root, startEntry } from './support/process.js'
+import { ConfigError, loadConfig } from '../../src/config.js'
+import { DemoUpstream } from '../../src/demo-upstream/server.js'
+import { GRAPHIQL_TABS } from '../../src/http/graphiql.js'
+import { freePort, root, startEntry } from '../support/process.js'
 
 /** The process as operators run it: settings from the environment, a real port, signals. */
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { startStack } from './support/stack.js'
+import { startStack } from '../support/stack.js'
 
 /**
  * @defer and @stream: a page shows the list before the financials arrive, over multipart/mixed or

@@ -3,9 +3,9 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { request } from 'undici'
 import { describe, expect, it, vi } from 'vitest'
-import { createLogger } from '../src/observability/logger.js'
-import { logSink } from './support/log-sink.js'
-import { startStack } from './support/stack.js'
+import { createLogger } from '../../src/observability/logger.js'
+import { logSink } from '../support/log-sink.js'
+import { startStack } from '../support/stack.js'
 
 /**
  * What operators see: /metrics in Prometheus text with the contract's metrics and labels, and one

@@ -5,7 +5,7 @@ import {
   encodeCursor,
   type PageArgs,
   pageOverOffsets,
-} from '../src/schema/paging.js'
+} from '../../src/schema/paging.js'
 
 const THINGS = connectionKey('things', 'parent-1')
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { graphql } from './gql/index.js'
-import { startStack } from './support/stack.js'
+import { graphql } from '../gql/index.js'
+import { startStack } from '../support/stack.js'
 
 /** Lookalikes, shareholders and participations, and contacts of a company, end to end. */
 

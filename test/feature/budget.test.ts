@@ -12,13 +12,13 @@ import {
   parse,
 } from 'graphql'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ReceivedCall } from '../src/demo-upstream/server.js'
-import { estimateOperation } from '../src/operation/cost-estimate.js'
-import { rememberEstimates } from '../src/operation/use-operation-budget.js'
-import { schema } from '../src/schema/index.js'
-import { RELATIONSHIP_FAN_OUT } from '../src/schema/upstream-cost.js'
-import { graphql } from './gql/index.js'
-import { startStack } from './support/stack.js'
+import type { ReceivedCall } from '../../src/demo-upstream/server.js'
+import { estimateOperation } from '../../src/operation/cost-estimate.js'
+import { rememberEstimates } from '../../src/operation/use-operation-budget.js'
+import { schema } from '../../src/schema/index.js'
+import { RELATIONSHIP_FAN_OUT } from '../../src/schema/upstream-cost.js'
+import { graphql } from '../gql/index.js'
+import { startStack } from '../support/stack.js'
 
 /**
  * The upstream budget (MAX_OPERATION_COST): estimated before execution from the costs the

@@ -18,11 +18,11 @@ import {
   printSchema,
 } from 'graphql'
 import { describe, expect, it } from 'vitest'
-import { printServedSchema } from '../scripts/served-schema.js'
-import { schema } from '../src/schema/index.js'
-import { startStack } from './support/stack.js'
+import { printServedSchema } from '../../scripts/served-schema.js'
+import { schema } from '../../src/schema/index.js'
+import { startStack } from '../support/stack.js'
 
-const root = new URL('../', import.meta.url)
+const root = new URL('../../', import.meta.url)
 const ownTypes = Object.values(schema.getTypeMap()).filter((type) => !type.name.startsWith('__'))
 
 function fieldsOf(type: GraphQLNamedType): GraphQLField<unknown, unknown>[] {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { graphql } from './gql/index.js'
-import { startStack } from './support/stack.js'
+import { graphql } from '../gql/index.js'
+import { startStack } from '../support/stack.js'
 
 const stack = await startStack()
 const { demo } = stack

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { luhnCheckDigit, luhnValid, normaliseCompanyNumber } from '../src/domain/company-number.js'
-import { graphql } from './gql/index.js'
-import { startStack } from './support/stack.js'
+import {
+  luhnCheckDigit,
+  luhnValid,
+  normaliseCompanyNumber,
+} from '../../src/domain/company-number.js'
+import { graphql } from '../gql/index.js'
+import { startStack } from '../support/stack.js'
 
 /** Company numbers: normalised as people paste them, checked per country before any call. */
 

@@ -2,10 +2,10 @@ import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ConfigError } from '../src/config.js'
-import type { ReceivedCall } from '../src/demo-upstream/server.js'
-import { startTelemetry } from '../src/observability/tracing.js'
-import { type Stack, startStack } from './support/stack.js'
+import { ConfigError } from '../../src/config.js'
+import type { ReceivedCall } from '../../src/demo-upstream/server.js'
+import { startTelemetry } from '../../src/observability/tracing.js'
+import { type Stack, startStack } from '../support/stack.js'
 
 /**
  * Traces end to end on loopback: the gateway against the demo upstream, spans exported to a stub

@@ -1,8 +1,13 @@
 import { once } from 'node:events'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import { RedisLink } from '../src/upstream/cache/redis.js'
-import { RateLimitWait, UpstreamRateLimiter } from '../src/upstream/rate-limit.js'
-import { REDIS_SKIP_REASON, type RedisServer, redisAvailable, startRedis } from './support/redis.js'
+import { RedisLink } from '../../src/upstream/cache/redis.js'
+import { RateLimitWait, UpstreamRateLimiter } from '../../src/upstream/rate-limit.js'
+import {
+  REDIS_SKIP_REASON,
+  type RedisServer,
+  redisAvailable,
+  startRedis,
+} from '../support/redis.js'
 
 /**
  * UPSTREAM_RATE_LIMIT and 429 pauses, per token: a burst of one second's worth then one turn

@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { loadConfig } from '../src/config.js'
-import { DemoUpstream } from '../src/demo-upstream/server.js'
-import { createGateway } from '../src/gateway.js'
-import { graphql } from './gql/index.js'
-import { startStack } from './support/stack.js'
+import { loadConfig } from '../../src/config.js'
+import { DemoUpstream } from '../../src/demo-upstream/server.js'
+import { createGateway } from '../../src/gateway.js'
+import { graphql } from '../gql/index.js'
+import { startStack } from '../support/stack.js'
 
 /**
  * Every fault class of the upstream, through the whole gateway: the right code on the failing
