@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process'
-import { createServer } from 'node:net'
 import { cpus } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Pool } from 'undici'
@@ -9,6 +8,7 @@ import {
   type Child,
   CLOCK_TICKS,
   cpuMs,
+  freePort,
   memoryOf,
   root,
   spawnNode,
@@ -141,14 +141,6 @@ const pad = (value: string | number, width: number) => String(value).padStart(wi
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`
 const fixed = (value: number | undefined, digits: number) =>
   value === undefined ? '-' : value.toFixed(digits)
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1')
-  await new Promise((resolve) => server.once('listening', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 // ---------------------------------------------------------------------------------------------
 // Processes
