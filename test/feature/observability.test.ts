@@ -13,7 +13,10 @@ import { startStack } from '../support/stack.js'
  */
 
 const log = logSink()
-const stack = await startStack({ cacheTtlSeconds: 300 }, createLogger('debug', log.stream))
+const stack = await startStack(
+  { cacheTtlSeconds: 300 },
+  { logger: createLogger('debug', log.stream) },
+)
 const { demo } = stack
 const company = demo.data.companies.find((c) => demo.data.financialsOf(c).length >= 2)
 if (!company) throw new Error('no company with statements')

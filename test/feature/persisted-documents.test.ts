@@ -42,7 +42,7 @@ const manifestPath = file(
 )
 
 const log = logSink()
-const stack = await startStack({}, createLogger('info', log.stream))
+const stack = await startStack({}, { logger: createLogger('info', log.stream) })
 const { demo } = stack
 const company = demo.data.companies.find((c) => c.name !== undefined)
 if (!company) throw new Error('no named company')

@@ -233,7 +233,7 @@ describe('without a collector (OTEL_EXPORTER_OTLP_ENDPOINT unset)', () => {
 
 describe('OTEL_SDK_DISABLED=true', () => {
   it('sends no traceparent', async () => {
-    const stack = await startStack({}, undefined, startTelemetry({ OTEL_SDK_DISABLED: 'true' }))
+    const stack = await startStack({}, { telemetry: startTelemetry({ OTEL_SDK_DISABLED: 'true' }) })
     const { numbers } = demoSample(stack)
     expect((await stack.post(ONE, { number: numbers[3] })).body.errors).toBeUndefined()
     const calls = stack.demo.calls()
@@ -255,7 +255,7 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set (http/json)', () => {
       'telemetry-test',
     )
     expect(telemetry.exporting).toBe(true)
-    const stack = await startStack({ upstreamMaxConnections: 64 }, undefined, telemetry)
+    const stack = await startStack({ upstreamMaxConnections: 64 }, { telemetry })
     const cached = stack.replica({ cacheTtlSeconds: 60 })
     const { demo } = stack
     // The start-up warm-up is no caller's operation: it makes no span.
@@ -514,7 +514,7 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set and no protocol', () => {
   it('exports protobuf', async () => {
     const firstExport = collected.length
     const telemetry = startTelemetry({ OTEL_EXPORTER_OTLP_ENDPOINT: `${collectorUrl}/` })
-    const stack = await startStack({}, undefined, telemetry)
+    const stack = await startStack({}, { telemetry })
     const { numbers } = demoSample(stack)
     const { body } = await stack.post(ONE.replace('One', 'Proto'), { number: numbers[6] })
     expect(body.errors).toBeUndefined()
