@@ -4,8 +4,6 @@ import {
   luhnValid,
   normaliseCompanyNumber,
 } from '../../src/domain/company-number.js'
-import { graphql } from '../gql/index.js'
-import { startStack } from '../support/stack.js'
 
 /** Company numbers: normalised as people paste them, checked per country before any call. */
 
@@ -47,37 +45,4 @@ describe('normaliseCompanyNumber', () => {
     expect(luhnValid('566925608')).toBe(true)
     expect(luhnValid('566925680')).toBe(false)
   })
-})
-
-describe('company(country, number)', async () => {
-  const stack = await startStack({ upstreamToken: 'demo-token' })
-  const Company = graphql(`
-    query CompanyByNumber($country: Country!, $number: String!) {
-      company(country: $country, number: $number) { number name }
-    }
-  `)
-
-  it('finds the company whatever way its number is written', async () => {
-    const result = await stack.execute(Company, { country: 'BE', number: '922.178.703' })
-    expect(result.data?.company).toEqual({ number: '0922178703', name: 'Brasserie Claes SA' })
-  })
-
-  it.each([
-    [
-      'BE',
-      '0922 178 704',
-      /Invalid company number "0922 178 704": a Belgian enterprise number fails its mod-97 check/,
-    ],
-    ['NL', '1234567', /a Dutch KVK number has 8 digits/],
-    ['FR', '566925609', /a French SIREN fails its Luhn check/],
-  ] as const)(
-    '%s %s → BAD_USER_INPUT naming the rule, no upstream call',
-    async (country, number, message) => {
-      const result = await stack.execute(Company, { country, number })
-      expect(result.data).toEqual({ company: null })
-      expect(result.errors?.[0]?.message).toMatch(message)
-      expect(result.errors?.[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT', argument: 'number' })
-      expect(stack.demo.calls()).toEqual([])
-    },
-  )
 })
