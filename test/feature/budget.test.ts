@@ -2,19 +2,9 @@ import { once } from 'node:events'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
-import {
-  type GraphQLObjectType,
-  getNamedType,
-  getOperationAST,
-  getVariableValues,
-  isCompositeType,
-  isObjectType,
-  parse,
-} from 'graphql'
+import { type GraphQLObjectType, getNamedType, isCompositeType, isObjectType } from 'graphql'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ReceivedCall } from '../../src/demo-upstream/server.js'
-import { estimateOperation } from '../../src/operation/cost-estimate.js'
-import { rememberEstimates } from '../../src/operation/use-operation-budget.js'
 import { schema } from '../../src/schema/index.js'
 import { RELATIONSHIP_FAN_OUT } from '../../src/schema/upstream-cost.js'
 import { graphql } from '../gql/index.js'
@@ -42,15 +32,6 @@ const full = data.companies.find(
 )
 if (!big || !full) throw new Error('demo data lacks the list or company these tests need')
 const at = `country: ${full.country}, number: "${full.companyNumber}"`
-
-function estimate(source: string, variables: Record<string, unknown> = {}, name?: string) {
-  const document = parse(source)
-  const operation = getOperationAST(document, name)
-  if (!operation) throw new Error('no operation')
-  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables)
-  if (!coerced.coerced) throw new Error(String(coerced.errors))
-  return estimateOperation(schema, document, operation, coerced.coerced).calls
-}
 
 interface Cost {
   estimated: number
@@ -92,56 +73,6 @@ describe('the estimate before execution', () => {
     expect(cost.upstreamCalls).toBeLessThanOrEqual(cost.estimated)
   })
 
-  it.each([
-    ['{ company(country: BE, number: "0922178703") { number } }', 1],
-    ['{ company(country: BE, number: "0922178703") { name place } }', 1],
-    ['{ company(country: BE, number: "0922178703") { name financials { totalCount } } }', 1],
-    [
-      '{ company(country: BE, number: "0922178703") { shareholders { name } participations { name } } }',
-      1,
-    ],
-    [
-      '{ company(country: BE, number: "0922178703") { lookalikes(first: 5) { nodes { name } } } }',
-      6,
-    ],
-    ['{ company(country: BE, number: "0922178703") { financials(last: 3) { totalCount } } }', 2],
-    ['{ lists { nodes { name } } }', 1],
-    ['{ lists(first: 600) { nodes { name } } }', 0],
-    [
-      '{ lists(first: 4) { nodes { companies(first: 10) { nodes { name } } contacts(first: 2) { nodes { company { name } } } } } }',
-      9,
-    ],
-    ['{ nodes(ids: ["TGlzdDoxMDAx", "TGlzdDoxMDAy"]) { id } }', 2],
-    [
-      '{ node(id: "x") { ... on Company { financials { totalCount } } ... on List { companies(first: 5) { nodes { name } } } } }',
-      2,
-    ],
-    // The same field from two fragments runs once, as graphql-js merges them.
-    [
-      '{ company(country: BE, number: "0922178703") { ...A ...B } } fragment A on Company { financials(first: 1) { totalCount } } fragment B on Company { name financials(first: 1) { totalCount } }',
-      1,
-    ],
-  ])('estimates %s as %i', (source, expected) => {
-    expect(estimate(source)).toBe(expected)
-  })
-
-  it('counts only the operation that runs', () => {
-    const source = 'query A { lists { totalCount } } query B { list(listId: 1) { name } }'
-    expect(estimate(source, {}, 'B')).toBe(1)
-    expect(estimate(source, {}, 'A')).toBe(1)
-  })
-
-  it('counts variable defaults and @include/@skip as execution will see them', () => {
-    const page =
-      'query($n: Int = 500) { list(listId: 1001) { companies(first: $n) { nodes { financials(first: 1) { totalCount } } } } }'
-    expect(estimate(page)).toBe(1 + 1 + 500)
-    expect(estimate(page, { n: 3 })).toBe(1 + 1 + 3)
-    const skipped =
-      'query($all: Boolean = false) { lists { totalCount } list(listId: 1) @include(if: $all) { name } }'
-    expect(estimate(skipped)).toBe(1)
-    expect(estimate(skipped, { all: true })).toBe(2)
-  })
-
   it('refuses a variable default over the budget, with no upstream call', async () => {
     const { body } = await stack.post(
       'query($n: Int = 500) { list(listId: 1001) { companies(first: $n) { nodes { lookalikes(first: 3) { nodes { name } } } } } }',
@@ -167,20 +98,6 @@ describe('the estimate before execution', () => {
       cost: { estimated: 250_501, limit: 1000, upstreamCalls: 0, cacheHits: 0 },
     })
     expect(demo.calls()).toEqual([])
-  })
-
-  it('counts the objects a response can hold: a normal page is far below the bound', () => {
-    const objects = (source: string) => {
-      const document = parse(source)
-      const operation = getOperationAST(document, undefined)
-      if (!operation) throw new Error('no operation')
-      return estimateOperation(schema, document, operation, {}).objects
-    }
-    // The list, its connection, and 500 × (edge + node).
-    expect(
-      objects('{ list(listId: 1) { companies(first: 500) { edges { node { number } } } } }'),
-    ).toBe(1 + 1 + 500 * 2)
-    expect(objects('{ lists { totalCount } }')).toBe(1)
   })
 
   it('refuses a response of more objects than MAX_RESULT_OBJECTS, though it costs two upstream calls', async () => {
@@ -235,25 +152,6 @@ describe('the estimate before execution', () => {
     // Refused on its estimate (shareholders assumed 10 per company, 6 levels deep), not hung.
     expect(body.errors?.map((e) => e.extensions?.code)).toEqual(['QUERY_TOO_COSTLY'])
     expect(costOf(body).upstreamCalls).toBe(0)
-  })
-
-  it('estimates each document and variables once', () => {
-    let runs = 0
-    const remembered = rememberEstimates((...args) => {
-      runs++
-      return estimateOperation(...args)
-    })
-    const document = parse('query($n: Int) { lists(first: $n) { totalCount } }')
-    const operation = getOperationAST(document, undefined)
-    if (!operation) throw new Error('no operation')
-    expect(remembered(schema, document, operation, { n: 5 }).calls).toBe(1)
-    expect(remembered(schema, document, operation, { n: 5 }).calls).toBe(1)
-    expect(runs).toBe(1)
-    remembered(schema, document, operation, { n: 6 })
-    remembered(schema, parse('query($n: Int) { lists(first: $n) { totalCount } }'), operation, {
-      n: 5,
-    })
-    expect(runs).toBe(3)
   })
 })
 

@@ -1,7 +1,4 @@
-import { execFile } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
 import {
   buildClientSchema,
   buildSchema,
@@ -20,16 +17,16 @@ import {
 import { describe, expect, it } from 'vitest'
 import { printServedSchema } from '../../scripts/served-schema.js'
 import { schema } from '../../src/schema/index.js'
+import { root } from '../support/process.js'
 import { startStack } from '../support/stack.js'
 
-const root = new URL('../../', import.meta.url)
 const ownTypes = Object.values(schema.getTypeMap()).filter((type) => !type.name.startsWith('__'))
 
 function fieldsOf(type: GraphQLNamedType): GraphQLField<unknown, unknown>[] {
   return isObjectType(type) || isInterfaceType(type) ? Object.values(type.getFields()) : []
 }
 
-describe('schema.graphql and generated code', async () => {
+describe('schema.graphql', async () => {
   const stack = await startStack()
   const committed = await readFile(new URL('schema.graphql', root), 'utf8')
 
@@ -56,16 +53,6 @@ describe('schema.graphql and generated code', async () => {
       'defer',
       'stream',
     ])
-  })
-
-  it('the typed documents in test/gql are what codegen.ts generates (run `npm run codegen`)', async () => {
-    // The CLI's own --check: it generates in memory and lists the files that would change.
-    const run = promisify(execFile)(
-      fileURLToPath(new URL('node_modules/.bin/graphql-codegen', root)),
-      ['--config', 'codegen.ts', '--check'],
-      { cwd: root },
-    )
-    await expect(run).resolves.toBeDefined()
   })
 })
 
