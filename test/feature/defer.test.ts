@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { startStack } from '../support/stack.js'
+import { claes, companyArgs, michiels } from '../support/fixtures.js'
+import { type Answer, demoToken, startStack } from '../support/stack.js'
 
 /**
  * @defer and @stream: a page shows the list before the financials arrive, over multipart/mixed or
@@ -8,18 +9,11 @@ import { startStack } from '../support/stack.js'
 
 const stack = await startStack()
 const { demo } = stack
-const company = demo.data.companies.find((c) => demo.data.financialsOf(c).length >= 2)
-if (!company) throw new Error('no company with statements')
-
-const at = `country: ${company.country}, number: "${company.companyNumber}"`
-const deferred = `{ company(${at}) { name ... @defer(label: "money") { financials(first: 2) { totalCount } } } }`
+const company = michiels
+const deferred = `{ company(${companyArgs(company)}) { name ... @defer(label: "money") { financials(first: 2) { totalCount } } } }`
 
 const send = (query: string, accept: string) =>
-  stack.gateway.yoga.fetch('http://gateway.test/graphql', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept, authorization: 'Bearer demo-token' },
-    body: JSON.stringify({ query }),
-  })
+  stack.request({ headers: { accept, ...demoToken }, body: { query } })
 
 type Part = {
   data?: unknown
@@ -30,8 +24,7 @@ type Part = {
 }
 
 /** The JSON parts of a multipart/mixed answer, in order. */
-async function multipartParts(response: Response): Promise<Part[]> {
-  const text = await response.text()
+function multipartParts({ text }: Answer): Part[] {
   return text
     .split(/\r?\n---/)
     .map((chunk) => chunk.slice(chunk.indexOf('{')))
@@ -43,7 +36,7 @@ describe('@defer', () => {
   it('sends the company first and its financials in a later part over multipart/mixed', async () => {
     const response = await send(deferred, 'multipart/mixed')
     expect(response.headers.get('content-type')).toMatch(/^multipart\/mixed/)
-    const parts = await multipartParts(response)
+    const parts = multipartParts(response)
     expect(parts[0]).toMatchObject({ data: { company: { name: company.name } }, hasNext: true })
     const last = parts.at(-1)
     expect(last?.hasNext).toBe(false)
@@ -59,19 +52,15 @@ describe('@defer', () => {
   })
 
   it('a failed part nulls only what is in it: the other parts arrive whole', async () => {
-    const { data } = demo
-    const held = data.companies.find(
-      (c) => data.relationshipsOf(c).parents.length > 0 && data.lookalikesOf(c).length >= 2,
-    )
-    if (!held) throw new Error('demo data lacks a company with shareholders and peers')
+    const held = claes
     demo.inject({ path: /\/relationships$/, status: 500 })
     const response = await send(
-      `{ company(country: ${held.country}, number: "${held.companyNumber}") { number
+      `{ company(${companyArgs(held)}) { number
         ... @defer(label: "owners") { shareholders { name } }
         ... @defer(label: "peers") { lookalikes(first: 2) { nodes { number } } } } }`,
       'multipart/mixed',
     )
-    const parts = await multipartParts(response)
+    const parts = multipartParts(response)
     expect(parts[0]).toMatchObject({ data: { company: { number: held.companyNumber } } })
     const incremental = parts.flatMap((p) => p.incremental ?? [])
     expect(incremental.find((i) => i.label === 'owners')).toMatchObject({
@@ -81,7 +70,7 @@ describe('@defer', () => {
     expect(incremental.find((i) => i.label === 'peers')).toEqual({
       data: {
         lookalikes: {
-          nodes: data
+          nodes: demo.data
             .lookalikesOf(held)
             .slice(0, 2)
             .map((l) => ({ number: l.company.companyNumber })),
@@ -95,7 +84,7 @@ describe('@defer', () => {
   it('streams over text/event-stream too', async () => {
     const response = await send(deferred, 'text/event-stream')
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/)
-    const events = (await response.text())
+    const events = response.text
       .split('\n')
       .filter((line) => line.startsWith('data: '))
       .map((line) => JSON.parse(line.slice('data: '.length)) as Part)
@@ -108,7 +97,7 @@ describe('@defer', () => {
       '{ lists(first: 500) { nodes { ... @defer { companies(first: 500) { nodes { financials(first: 1) { totalCount } } } } } } }',
       'multipart/mixed',
     )
-    const [part] = await multipartParts(response)
+    const [part] = multipartParts(response)
     expect(part?.errors?.map((e) => e.extensions?.code)).toEqual(['QUERY_TOO_COSTLY'])
     expect(demo.calls()).toEqual([])
   })
@@ -116,7 +105,7 @@ describe('@defer', () => {
   it('counts each deferred fragment as the payload it is: repeating a selection in deferred fragments cannot multiply the response past MAX_RESULT_OBJECTS', async () => {
     const members =
       'lists(first: 4) { nodes { companies(first: 500) { edges { matchedSince node { name place } } } } }'
-    const once = await multipartParts(
+    const once = multipartParts(
       await send(`{ ... @defer(label: "d0") { ${members} } }`, 'multipart/mixed'),
     )
     expect(once.flatMap((p) => p.errors ?? [])).toEqual([])
@@ -124,7 +113,7 @@ describe('@defer', () => {
     demo.reset()
     // The same selection in 19 deferred fragments (20 directives are allowed): 19 payloads of it.
     const copies = Array.from({ length: 19 }, (_, i) => `... @defer(label: "d${i}") { ${members} }`)
-    const [refused] = await multipartParts(await send(`{ ${copies.join(' ')} }`, 'multipart/mixed'))
+    const [refused] = multipartParts(await send(`{ ${copies.join(' ')} }`, 'multipart/mixed'))
     expect(refused?.errors?.map((e) => e.extensions?.code)).toEqual(['QUERY_TOO_COSTLY'])
     expect(demo.calls()).toEqual([])
   })

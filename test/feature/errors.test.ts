@@ -1,10 +1,9 @@
-import { afterAll, describe, expect, it } from 'vitest'
-import { loadConfig } from '../../src/config.js'
-import { DEMO_TOKEN, DemoUpstream } from '../../src/demo-upstream/server.js'
-import { createGateway } from '../../src/gateway.js'
+import { describe, expect, it } from 'vitest'
+import { DEMO_TOKEN } from '../../src/demo-upstream/server.js'
 import { createLogger } from '../../src/observability/logger.js'
+import { claes, companyArgs, michiels } from '../support/fixtures.js'
 import { logSink } from '../support/log-sink.js'
-import { startStack } from '../support/stack.js'
+import { demoToken, startStack } from '../support/stack.js'
 
 /**
  * Every error carries extensions.code, is logged once at the level it deserves, and fails only
@@ -70,28 +69,25 @@ describe('refused before execution, with a code and no upstream call', () => {
   it.each(['/x/graphql', '/graphql/', '//graphql', '/health/graphql', '/metrics/graphql'])(
     'GraphQL at %s, beside the endpoint → 404, nothing run',
     async (path) => {
-      const response = await stack.gateway.yoga.fetch(`http://gateway.test${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'text/html' },
-        body: JSON.stringify({ query: '{ lists(first: 3) { totalCount } }' }),
+      const response = await stack.request({
+        path,
+        headers: { accept: 'text/html' },
+        body: { query: '{ lists(first: 3) { totalCount } }' },
       })
       expect(response.status).toBe(404)
-      expect(
-        ((await response.json()) as { errors: { extensions: { code: string } }[] }).errors[0]
-          ?.extensions.code,
-      ).toBe('NOT_FOUND')
+      expect(response.json().errors?.[0]?.extensions?.code).toBe('NOT_FOUND')
       expect(demo.calls()).toEqual([])
     },
   )
 
   it('an operationName the document does not hold → OPERATION_RESOLUTION_FAILURE (yoga’s code)', async () => {
-    const response = await stack.gateway.yoga.fetch('http://gateway.test/graphql', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${DEMO_TOKEN}` },
-      body: JSON.stringify({ query: 'query A { lists { totalCount } }', operationName: 'B' }),
+    const response = await stack.request({
+      headers: demoToken,
+      body: { query: 'query A { lists { totalCount } }', operationName: 'B' },
     })
-    const body = (await response.json()) as { errors: { extensions: { code: string } }[] }
-    expect(body.errors.map((e) => e.extensions.code)).toEqual(['OPERATION_RESOLUTION_FAILURE'])
+    expect(response.json().errors?.map((e) => e.extensions?.code)).toEqual([
+      'OPERATION_RESOLUTION_FAILURE',
+    ])
     expect(demo.calls()).toEqual([])
   })
 
@@ -110,15 +106,10 @@ describe('refused before execution, with a code and no upstream call', () => {
     expect(demo.calls()).toEqual([])
   })
 
-  const listsWith = async (accept: string) =>
-    stack.gateway.yoga.fetch('http://gateway.test/graphql', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept,
-        authorization: `Bearer ${DEMO_TOKEN}`,
-      },
-      body: JSON.stringify({ query: '{ lists { totalCount } }' }),
+  const listsWith = (accept: string) =>
+    stack.request({
+      headers: { accept, ...demoToken },
+      body: { query: '{ lists { totalCount } }' },
     })
 
   it.each([
@@ -132,8 +123,7 @@ describe('refused before execution, with a code and no upstream call', () => {
     const response = await listsWith(accept)
     expect(response.status).toBe(406)
     expect(response.headers.get('accept')).toContain('application/json')
-    const body = (await response.json()) as { errors: { extensions: { code: string } }[] }
-    expect(body.errors.map((e) => e.extensions.code)).toEqual(['NOT_ACCEPTABLE'])
+    expect(response.json().errors?.map((e) => e.extensions?.code)).toEqual(['NOT_ACCEPTABLE'])
     expect(demo.calls()).toEqual([])
   })
 
@@ -145,16 +135,15 @@ describe('refused before execution, with a code and no upstream call', () => {
   ])('Accept: %s is answered', async (accept) => {
     const response = await listsWith(accept)
     expect(response.status).toBe(200)
-    expect(((await response.json()) as { data: unknown }).data).toEqual({
+    expect(response.json().data).toEqual({
       lists: { totalCount: data.lists.length },
     })
   })
 })
 
 describe('an error points at what failed', () => {
-  const company = data.companies.find((c) => c.name !== undefined)
-  if (!company) throw new Error('demo data lacks a named company')
-  const at = `country: ${company.country}, number: "${company.companyNumber}"`
+  const company = claes
+  const at = companyArgs(company)
 
   it('by its path and its place in the document', async () => {
     const { body } = await stack.post(
@@ -198,15 +187,15 @@ describe('an error points at what failed', () => {
 
 describe('a batch never fails as a whole because one key failed', () => {
   it('one failed name lookup nulls that one name, not the page', async () => {
-    const company = data.companies.find((c) => data.lookalikesOf(c).length >= 10)
-    const broken = company && data.lookalikesOf(company)[4]?.company
-    if (!company || !broken) throw new Error('demo data lacks a company with 10 lookalikes')
+    const company = michiels
+    const broken = data.lookalikesOf(company)[4]?.company
+    if (!broken) throw new Error('no fifth lookalike')
     demo.inject({
       path: `/v1/companies/${broken.country}/${broken.companyNumber}/financials`,
       status: 500,
     })
     const { body } = await stack.post(
-      `{ company(country: ${company.country}, number: "${company.companyNumber}") { lookalikes(first: 10) { nodes { number name } } } }`,
+      `{ company(${companyArgs(company)}) { lookalikes(first: 10) { nodes { number name } } } }`,
     )
     const found = body.data?.company as { lookalikes: { nodes: { name: string | null }[] } }
     const nodes = found.lookalikes.nodes
@@ -222,33 +211,19 @@ describe('a batch never fails as a whole because one key failed', () => {
   })
 })
 
-describe('logs: expected failures once, at their level, with their code', () => {
+describe('logs: expected failures once, at their level, with their code', async () => {
   const log = logSink()
   const lines = log.lines
-  const upstream = new DemoUpstream({ data })
-  const gateway = (async () => {
-    const url = await upstream.start()
-    return createGateway(
-      { ...loadConfig({ NODE_ENV: 'production' }), upstreamUrl: url, upstreamToken: DEMO_TOKEN },
-      createLogger('info', log.stream),
-    )
-  })()
-  afterAll(async () => {
-    await (await gateway).close()
-    await upstream.stop()
-  })
+  const logged = await startStack(
+    { production: true, upstreamToken: DEMO_TOKEN },
+    { logger: createLogger('info', log.stream) },
+  )
+  const upstream = logged.demo
   const ask = async (query: string, headers: Record<string, string> = {}) => {
     log.clear()
-    const response = await (await gateway).yoga.fetch('http://gateway.test/graphql', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify({ query }),
-    })
-    return { status: response.status, text: await response.text() }
+    return logged.request({ headers, body: { query } })
   }
-  const company = data.companies[7]
-  if (!company) throw new Error('no company')
-  const statements = `query Statements { company(country: ${company.country}, number: "${company.companyNumber}") { name place } }`
+  const statements = `query Statements { company(${companyArgs(claes)}) { name place } }`
 
   it('an upstream failure is one warn line with code, endpoint and status, never an error with a stack', async () => {
     upstream.inject({ path: /\/financials$/, status: 403 })
@@ -274,23 +249,12 @@ describe('logs: expected failures once, at their level, with their code', () => 
   })
 
   it("a 401 to a caller's own token is the caller's: one info line (warn with the gateway's token)", async () => {
-    const own = createGateway(
-      { ...loadConfig({ NODE_ENV: 'production' }), upstreamUrl: upstream.url },
-      createLogger('info', log.stream),
-    )
-    try {
-      log.clear()
-      await own.yoga.fetch('http://gateway.test/graphql', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: 'Bearer wrong' },
-        body: JSON.stringify({ query: statements }),
-      })
-      expect(lines().filter((l) => l.msg === 'upstream read failed')).toEqual([
-        expect.objectContaining({ level: 30, code: 'UNAUTHENTICATED', status: 401 }),
-      ])
-    } finally {
-      await own.close()
-    }
+    const own = logged.replica({ upstreamToken: undefined })
+    log.clear()
+    await own.request({ headers: { authorization: 'Bearer wrong' }, body: { query: statements } })
+    expect(lines().filter((l) => l.msg === 'upstream read failed')).toEqual([
+      expect.objectContaining({ level: 30, code: 'UNAUTHENTICATED', status: 401 }),
+    ])
     upstream.inject({ path: /\/financials$/, status: 401 })
     await ask(statements)
     upstream.reset()

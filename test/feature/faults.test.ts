@@ -1,8 +1,7 @@
-import { afterAll, describe, expect, it } from 'vitest'
-import { loadConfig } from '../../src/config.js'
-import { DemoUpstream } from '../../src/demo-upstream/server.js'
-import { createGateway } from '../../src/gateway.js'
+import { describe, expect, it } from 'vitest'
+import { DEMO_TOKEN } from '../../src/demo-upstream/server.js'
 import { graphql } from '../gql/index.js'
+import { bigList, claes, companyArgs, companyVars, michiels } from '../support/fixtures.js'
 import { startStack } from '../support/stack.js'
 
 /**
@@ -15,9 +14,8 @@ import { startStack } from '../support/stack.js'
 const TIMEOUT = 1000
 const stack = await startStack({ upstreamTimeoutMs: TIMEOUT, upstreamMaxResponseBytes: 64 * 1024 })
 const { demo } = stack
-const company = demo.data.companies.find((c) => demo.data.financialsOf(c).length >= 3)
-if (!company) throw new Error('no company with statements')
-const vars = { country: company.country, number: company.companyNumber }
+const company = michiels
+const vars = companyVars(company)
 const FINANCIALS = new RegExp(`/${company.companyNumber}/financials$`)
 
 const Page = graphql(`
@@ -47,9 +45,7 @@ async function expectFailure(code: string) {
   demo.reset()
   const after = await stack.execute(Page, vars)
   expect(after.errors).toBeUndefined()
-  expect(after.data?.company?.statements.totalCount).toBe(
-    demo.data.financialsOf(company as never).length,
-  )
+  expect(after.data?.company?.statements.totalCount).toBe(demo.data.financialsOf(company).length)
   return result
 }
 
@@ -145,37 +141,26 @@ describe('upstream faults', () => {
   })
 })
 
-// Started once per file and closed after it: a refused connection, and a cap of 2 connections.
-const closed = new DemoUpstream({ data: demo.data })
-const nowhere = createGateway({
-  ...loadConfig({}),
-  upstreamUrl: await closed.start(),
-  upstreamToken: 'demo-token',
-  upstreamTimeoutMs: TIMEOUT,
-})
-await closed.stop()
-afterAll(() => nowhere.close())
+// A gateway whose upstream has stopped (its connections are refused), and a cap of 2 connections.
+const nowhere = await startStack({ upstreamToken: DEMO_TOKEN, upstreamTimeoutMs: TIMEOUT })
+await nowhere.demo.stop()
 const capped = await startStack({ upstreamMaxConnections: 2, upstreamToken: 'demo-token' })
 
 describe('an upstream that is not there', () => {
   it('connection refused → UPSTREAM_ERROR on every field that needs it, and not ready', async () => {
-    const response = await nowhere.yoga.fetch('http://gateway.test/graphql', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        query:
-          '{ company(country: BE, number: "0922178703") { number name } list(listId: 1001) { name } }',
-      }),
-    })
-    const body = (await response.json()) as {
-      data: unknown
-      errors: { extensions: { code: string } }[]
-    }
-    expect(response.status).toBe(200)
+    const { status, body } = await nowhere.post(
+      `{ company(${companyArgs(claes)}) { number name } list(listId: ${bigList.id}) { name } }`,
+      {},
+      {},
+    )
+    expect(status).toBe(200)
     expect(body.data).toEqual({ company: null, list: null })
-    expect(body.errors.map((e) => e.extensions.code)).toEqual(['UPSTREAM_ERROR', 'UPSTREAM_ERROR'])
-    expect((await nowhere.yoga.fetch('http://gateway.test/ready')).status).toBe(503)
-    expect((await nowhere.yoga.fetch('http://gateway.test/health')).status).toBe(200)
+    expect(body.errors?.map((e) => e.extensions?.code)).toEqual([
+      'UPSTREAM_ERROR',
+      'UPSTREAM_ERROR',
+    ])
+    expect((await nowhere.request({ path: '/ready' })).status).toBe(503)
+    expect((await nowhere.request({ path: '/health' })).status).toBe(200)
   })
 })
 
@@ -183,16 +168,16 @@ describe('readiness (/ready)', () => {
   it('costs the upstream one call however many probes come', async () => {
     const probe = stack.replica()
     const answers = await Promise.all(
-      Array.from({ length: 50 }, () => probe.gateway.yoga.fetch('http://gateway.test/ready')),
+      Array.from({ length: 50 }, () => probe.request({ path: '/ready' })),
     )
     expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200))
-    expect((await probe.gateway.yoga.fetch('http://gateway.test/ready')).status).toBe(200)
+    expect((await probe.request({ path: '/ready' })).status).toBe(200)
     expect(demo.calls()).toHaveLength(1)
   })
 
   it('is not ready when the upstream refuses the gateway’s own token', async () => {
     const refused = stack.replica({ upstreamToken: 'a revoked token' })
-    expect((await refused.gateway.yoga.fetch('http://gateway.test/ready')).status).toBe(503)
+    expect((await refused.request({ path: '/ready' })).status).toBe(503)
     expect(demo.calls().map((c) => c.status)).toEqual([401])
   })
 })

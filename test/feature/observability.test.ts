@@ -1,11 +1,11 @@
-import { once } from 'node:events'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { request } from 'undici'
 import { describe, expect, it, vi } from 'vitest'
 import { createLogger } from '../../src/observability/logger.js'
+import { bigList, companyArgs, michiels, smartList } from '../support/fixtures.js'
 import { logSink } from '../support/log-sink.js'
-import { startStack } from '../support/stack.js'
+import { metricsOf, sample } from '../support/metrics.js'
+import { serve } from '../support/serve.js'
+import { type Client, demoToken, startStack } from '../support/stack.js'
 
 /**
  * What operators see: /metrics in Prometheus text with the contract's metrics and labels, and one
@@ -18,34 +18,20 @@ const stack = await startStack(
   { logger: createLogger('debug', log.stream) },
 )
 const { demo } = stack
-const company = demo.data.companies.find((c) => demo.data.financialsOf(c).length >= 2)
-if (!company) throw new Error('no company with statements')
-const [list] = demo.data.lists
-if (!list) throw new Error('no list')
-
-const metricsText = async (gateway = stack.gateway) => {
-  const response = await gateway.yoga.fetch('http://gateway.test/metrics')
-  expect(response.status).toBe(200)
-  expect(response.headers.get('content-type')).toMatch(/^text\/plain/)
-  return response.text()
-}
-/** The value of one sample, 0 when it is absent. */
-const sample = (text: string, series: string) => {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `))
-  return line === undefined ? 0 : Number(line.slice(series.length + 1))
-}
+const company = michiels
+const list = bigList
 
 describe('/metrics', () => {
   it('counts every upstream request by path template and status, and the operations by outcome', async () => {
     const fresh = stack.replica()
-    const query = `{ company(country: ${company.country}, number: "${company.companyNumber}") { name financials(first: 2) { totalCount } } list(listId: ${list.id}) { name } }`
+    const query = `{ company(${companyArgs(company)}) { name financials(first: 2) { totalCount } } list(listId: ${list.id}) { name } }`
     demo.inject({ path: `/v1/lists/${list.id}`, status: 503, times: 1 })
     const { body } = await fresh.post(query)
     expect(body.errors).toBeUndefined()
     await fresh.post('{ list(listId: 99999999) { name } }')
     await fresh.post('{ nope }')
 
-    const text = await metricsText(fresh.gateway)
+    const text = await metricsOf(fresh)
     const requests = (endpoint: string, status: string | number) =>
       sample(text, `gateway_upstream_requests_total{endpoint="${endpoint}",status="${status}"}`)
     const calls = demo.calls()
@@ -89,8 +75,8 @@ describe('/metrics', () => {
     // Reads that failed (a 404, an upstream 500) were misses too: the hit ratio counts them.
     await cached.post('{ list(listId: 99999999) { type } }')
     demo.inject({ path: /^\/v1\/lists\/\d+$/, status: 500 })
-    await cached.post(`{ other: list(listId: ${demo.data.lists[1]?.id}) { type } }`)
-    const text = await metricsText(cached.gateway)
+    await cached.post(`{ other: list(listId: ${smartList.id}) { type } }`)
+    const text = await metricsOf(cached)
     expect(sample(text, 'gateway_cache_reads_total{result="miss"}')).toBe(3)
     expect(sample(text, 'gateway_cache_reads_total{result="hit"}')).toBe(1)
   })
@@ -98,32 +84,20 @@ describe('/metrics', () => {
 
 describe('streamed operations (@defer)', () => {
   /** Sends `query` asking for a multipart answer, and reads it to its end. */
-  const streamed = async (gateway: typeof stack.gateway, query: string) => {
-    const response = await gateway.yoga.fetch('http://gateway.test/graphql', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'multipart/mixed',
-        authorization: 'Bearer demo-token',
-      },
-      body: JSON.stringify({ query }),
-    })
-    return response.text()
-  }
+  const streamed = (client: Client, query: string) =>
+    client.request({ headers: { accept: 'multipart/mixed', ...demoToken }, body: { query } })
 
   it('are logged and counted like the rest, marked streamed', async () => {
     const streaming = stack.replica()
     log.clear()
     await streamed(
-      streaming.gateway,
+      streaming,
       `query Deferred { list(listId: ${list.id}) { name ... @defer { type } } }`,
     )
     expect(log.lines().filter((l) => l.msg === 'operation')).toEqual([
       expect.objectContaining({ operation: 'Deferred', outcome: 'ok', streamed: true }),
     ])
-    expect(
-      sample(await metricsText(streaming.gateway), 'gateway_operations_total{status="ok"}'),
-    ).toBe(1)
+    expect(sample(await metricsOf(streaming), 'gateway_operations_total{status="ok"}')).toBe(1)
   })
 
   it('are logged when their last part is sent: every upstream call, the deferred errors, the whole duration', async () => {
@@ -133,8 +107,8 @@ describe('streamed operations (@defer)', () => {
     // The deferred read is slow: a line written at the first part would miss it.
     demo.inject({ path: /\/financials$/, delayMs: 300 })
     await streamed(
-      streaming.gateway,
-      `query Hidden { list(listId: ${list.id}) { name } ... @defer { company(country: ${company.country}, number: "${company.companyNumber}") { financials(first: 1) { totalCount } } } ... @defer { missing: company(country: BE, number: "0123456749") { name } } }`,
+      streaming,
+      `query Hidden { list(listId: ${list.id}) { name } ... @defer { company(${companyArgs(company)}) { financials(first: 1) { totalCount } } } ... @defer { missing: company(country: BE, number: "0123456749") { name } } }`,
     )
     const [line, ...others] = log.lines().filter((l) => l.msg === 'operation')
     expect(others).toEqual([])
@@ -147,7 +121,7 @@ describe('streamed operations (@defer)', () => {
     })
     expect(demo.calls().length).toBeGreaterThanOrEqual(3)
     expect(Number(line?.durationMs)).toBeGreaterThanOrEqual(300)
-    const text = await metricsText(streaming.gateway)
+    const text = await metricsOf(streaming)
     expect(sample(text, 'gateway_operations_total{status="partial"}')).toBe(1)
     expect(sample(text, 'gateway_operations_total{status="ok"}')).toBe(0)
   })
@@ -156,10 +130,9 @@ describe('streamed operations (@defer)', () => {
 describe('the operation log line', () => {
   it("names the document's operation, never the caller's operationName as sent", async () => {
     const send = (operationName: string) =>
-      stack.gateway.yoga.fetch('http://gateway.test/graphql', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: 'Bearer demo-token' },
-        body: JSON.stringify({ query: 'query Named { __typename }', operationName }),
+      stack.request({
+        headers: demoToken,
+        body: { query: 'query Named { __typename }', operationName },
       })
     log.clear()
     // An operationName the document does not hold: refused, and not copied into the log.
@@ -177,39 +150,32 @@ describe('the operation log line', () => {
   })
 })
 
-describe('a client that goes away mid-operation', () => {
+describe('a client that goes away mid-operation', async () => {
+  const { url } = await serve(stack.gateway.yoga)
+
   it('is no error: no error line, no 500, the operation logged as cancelled work', async () => {
-    const server = createServer(stack.gateway.yoga)
-    server.listen(0, '127.0.0.1')
-    await once(server, 'listening')
-    try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`
-      const held = demo.hold(/\/financials$/)
-      log.clear()
-      const leaving = new AbortController()
-      const response = request(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: 'Bearer demo-token' },
-        body: JSON.stringify({
-          query: `query Leaving { list(listId: ${list.id}) { companies(first: 5) { nodes { name financials(first: 1) { totalCount } } } } }`,
-        }),
-        signal: leaving.signal,
-      }).catch(() => 'gone')
-      await demo.waitForCalls((calls) => calls.some((c) => c.path.endsWith('/financials')))
-      leaving.abort()
-      expect(await response).toBe('gone')
-      held.release()
-      await vi.waitFor(() => {
-        expect(log.lines().filter((l) => l.msg === 'operation')).toHaveLength(1)
-      })
-      expect(log.lines().filter((l) => Number(l.level) >= 50)).toEqual([])
-      const [line] = log.lines().filter((l) => l.msg === 'operation')
-      expect(line?.status).not.toBe(500)
-      expect(line?.errors ?? []).not.toContain('INTERNAL_SERVER_ERROR')
-    } finally {
-      server.closeAllConnections()
-      await new Promise((resolve) => server.close(resolve))
-    }
+    const held = demo.hold(/\/financials$/)
+    log.clear()
+    const leaving = new AbortController()
+    const response = request(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer demo-token' },
+      body: JSON.stringify({
+        query: `query Leaving { list(listId: ${list.id}) { companies(first: 5) { nodes { name financials(first: 1) { totalCount } } } } }`,
+      }),
+      signal: leaving.signal,
+    }).catch(() => 'gone')
+    await demo.waitForCalls((calls) => calls.some((c) => c.path.endsWith('/financials')))
+    leaving.abort()
+    expect(await response).toBe('gone')
+    held.release()
+    await vi.waitFor(() => {
+      expect(log.lines().filter((l) => l.msg === 'operation')).toHaveLength(1)
+    })
+    expect(log.lines().filter((l) => Number(l.level) >= 50)).toEqual([])
+    const [line] = log.lines().filter((l) => l.msg === 'operation')
+    expect(line?.status).not.toBe(500)
+    expect(line?.errors ?? []).not.toContain('INTERNAL_SERVER_ERROR')
   })
 })
 
@@ -220,27 +186,19 @@ describe('the start-up warm-up', () => {
     await fresh.gateway.warm()
     expect(demo.calls()).toEqual([])
     expect(log.lines().filter((l) => l.msg === 'operation')).toEqual([])
-    expect(await metricsText(fresh.gateway)).not.toMatch(/^gateway_operations_total/m)
+    expect(await metricsOf(fresh)).not.toMatch(/^gateway_operations_total/m)
     // A caller's operation afterwards is counted as ever.
     await fresh.post('{ __typename }')
-    expect(sample(await metricsText(fresh.gateway), 'gateway_operations_total{status="ok"}')).toBe(
-      1,
-    )
+    expect(sample(await metricsOf(fresh), 'gateway_operations_total{status="ok"}')).toBe(1)
   })
 })
 
 describe('X-Request-Id', () => {
   it('keeps a valid one: echoed, on the log lines of the request, and sent upstream', async () => {
     log.clear()
-    const response = await stack.gateway.yoga.fetch('http://gateway.test/graphql', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        authorization: 'Bearer demo-token',
-        'x-request-id': 'checkout-7f3a.1_b',
-        'cache-control': 'no-cache',
-      },
-      body: JSON.stringify({ query: `{ list(listId: ${list.id}) { name } }` }),
+    const response = await stack.request({
+      headers: { ...demoToken, 'x-request-id': 'checkout-7f3a.1_b', 'cache-control': 'no-cache' },
+      body: { query: `{ list(listId: ${list.id}) { name } }` },
     })
     expect(response.headers.get('x-request-id')).toBe('checkout-7f3a.1_b')
     expect(demo.calls().map((c) => c.requestId)).toEqual(['checkout-7f3a.1_b'])
@@ -256,14 +214,9 @@ describe('X-Request-Id', () => {
 
   it('is on the failure line of a read, too', async () => {
     log.clear()
-    await stack.gateway.yoga.fetch('http://gateway.test/graphql', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        authorization: 'Bearer demo-token',
-        'x-request-id': 'missing-1',
-      },
-      body: JSON.stringify({ query: '{ list(listId: 99999998) { name } }' }),
+    await stack.request({
+      headers: { ...demoToken, 'x-request-id': 'missing-1' },
+      body: { query: '{ list(listId: 99999998) { name } }' },
     })
     const failed = log.lines().filter((l) => l.msg === 'upstream read failed')
     expect(failed).toEqual([expect.objectContaining({ code: 'NOT_FOUND', requestId: 'missing-1' })])
@@ -271,9 +224,7 @@ describe('X-Request-Id', () => {
 
   it('replaces one that is too long or has other characters with a new UUID', async () => {
     for (const given of ['has spaces', 'x'.repeat(129), 'semi;colon']) {
-      const response = await stack.gateway.yoga.fetch('http://gateway.test/health', {
-        headers: { 'x-request-id': given },
-      })
+      const response = await stack.request({ path: '/health', headers: { 'x-request-id': given } })
       expect(response.headers.get('x-request-id')).toMatch(
         /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
       )

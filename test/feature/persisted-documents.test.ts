@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { ConfigError } from '../../src/config.js'
-import { DEMO_TOKEN } from '../../src/demo-upstream/server.js'
 import { usePersistedDocuments } from '../../src/http/use-persisted-documents.js'
 import { createLogger } from '../../src/observability/logger.js'
+import { companyVars, michiels } from '../support/fixtures.js'
 import { logSink } from '../support/log-sink.js'
-import { type Stack, startStack } from '../support/stack.js'
+import { metricsOf, sample } from '../support/metrics.js'
+import { type Client, demoToken, type GraphQLResponse, startStack } from '../support/stack.js'
 
 /**
  * Persisted documents (PERSISTED_DOCUMENTS, PERSISTED_DOCUMENTS_ONLY) and GRAPHIQL, over the
@@ -44,60 +45,43 @@ const manifestPath = file(
 const log = logSink()
 const stack = await startStack({}, { logger: createLogger('info', log.stream) })
 const { demo } = stack
-const company = demo.data.companies.find((c) => c.name !== undefined)
-if (!company) throw new Error('no named company')
-const variables = { country: company.country, number: company.companyNumber }
+const company = michiels
+const variables = companyVars(company)
 
-type Gateway = Pick<Stack, 'gateway'>
 interface Answer {
   status: number
   contentType: string | null
-  body: {
-    data?: Record<string, unknown> | null
-    errors?: { message: string; extensions?: { code?: string } }[]
-    extensions?: Record<string, unknown>
-  }
+  body: GraphQLResponse<Record<string, unknown>>
 }
 
-/** A POST with any GraphQL-over-HTTP body (stack.post sends `query` only). */
+/** A POST with any GraphQL-over-HTTP body (stack.post sends `query` and `variables` only). */
 async function post(
-  { gateway }: Gateway,
+  client: Client,
   body: Record<string, unknown>,
   accept = 'application/json',
 ): Promise<Answer> {
-  const response = await gateway.yoga.fetch('http://gateway.test/graphql', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${DEMO_TOKEN}` },
-    body: JSON.stringify(body),
-  })
+  const answer = await client.request({ headers: { accept, ...demoToken }, body })
   return {
-    status: response.status,
-    contentType: response.headers.get('content-type'),
-    body: await response.json(),
+    status: answer.status,
+    contentType: answer.headers.get('content-type'),
+    body: answer.json(),
   }
 }
 
-async function get({ gateway }: Gateway, search: Record<string, string>, accept: string) {
-  const response = await gateway.yoga.fetch(
-    `http://gateway.test/graphql?${new URLSearchParams(search)}`,
-    { headers: { accept, authorization: `Bearer ${DEMO_TOKEN}` } },
-  )
+async function get(client: Client, search: Record<string, string>, accept: string) {
+  const answer = await client.request({
+    path: `/graphql?${new URLSearchParams(search)}`,
+    headers: { accept, ...demoToken },
+  })
   return {
-    status: response.status,
-    contentType: response.headers.get('content-type'),
-    text: await response.text(),
+    status: answer.status,
+    contentType: answer.headers.get('content-type'),
+    text: answer.text,
   }
 }
 
 const codes = (answer: Answer) => answer.body.errors?.map((e) => e.extensions?.code)
 const apollo = (sha256Hash: string) => ({ persistedQuery: { version: 1, sha256Hash } })
-
-const metricsText = async ({ gateway }: Gateway) =>
-  (await gateway.yoga.fetch('http://gateway.test/metrics')).text()
-const sample = (text: string, series: string) => {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `))
-  return line === undefined ? 0 : Number(line.slice(series.length + 1))
-}
 
 describe('PERSISTED_DOCUMENTS', () => {
   const persisted = stack.replica({ persistedDocuments: manifestPath })
@@ -188,7 +172,7 @@ describe('PERSISTED_DOCUMENTS', () => {
     log.clear()
     await post(fresh, { documentId: 'nope', variables })
     await post(fresh, { documentId: companyId, variables })
-    const text = await metricsText(fresh)
+    const text = await metricsOf(fresh)
     expect(sample(text, 'gateway_operations_total{status="refused"}')).toBe(1)
     expect(sample(text, 'gateway_operations_total{status="ok"}')).toBe(1)
     const lines = log.lines().filter((l) => l.msg === 'operation')
@@ -245,7 +229,7 @@ describe('PERSISTED_DOCUMENTS_ONLY', () => {
     const fresh = stack.replica({ persistedDocuments: manifestPath, persistedDocumentsOnly: true })
     await post(fresh, { query: companyDocument, variables })
     await post(fresh, { query: '{ nope }' })
-    const text = await metricsText(fresh)
+    const text = await metricsOf(fresh)
     expect(sample(text, 'gateway_operations_total{status="refused"}')).toBe(2)
   })
 })

@@ -1,41 +1,29 @@
-import { once } from 'node:events'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { Readable } from 'node:stream'
 import { GraphQLError, getIntrospectionQuery } from 'graphql'
 import { request } from 'undici'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { loadConfig } from '../../src/config.js'
-import { DemoUpstream } from '../../src/demo-upstream/server.js'
+import { describe, expect, it } from 'vitest'
 import { maskError } from '../../src/errors/graphql-errors.js'
-import { createGateway } from '../../src/gateway.js'
 import { createLogger } from '../../src/observability/logger.js'
 import { UpstreamError } from '../../src/upstream/errors.js'
+import { bigList, claes, companyArgs } from '../support/fixtures.js'
 import { logSink } from '../support/log-sink.js'
-import { startStack } from '../support/stack.js'
+import { serve } from '../support/serve.js'
+import { type GraphQLResponse, startStack } from '../support/stack.js'
 
 /** What protects the upstream and the callers: shape limits, masking, no leaks. (Budget: budget.test.ts.) */
 
 const stack = await startStack({ upstreamToken: 'demo-token' })
 const { demo } = stack
-const big = demo.data.lists.find((l) => l.amountOfCompanies > 1000)
-if (!big) throw new Error('no big list')
+const at = companyArgs(claes)
 
-async function post(body: string, headers: Record<string, string> = {}) {
-  const response = await stack.gateway.yoga.fetch('http://gateway.test/graphql', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
-    body,
+/** A POST of this body as it is. */
+async function post(text: string) {
+  const answer = await stack.request({
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: text,
   })
-  const text = await response.text()
-  return {
-    status: response.status,
-    body: text
-      ? (JSON.parse(text) as Record<string, unknown> & {
-          errors?: { message: string; extensions?: { code?: string } }[]
-        })
-      : {},
-  }
+  const body: GraphQLResponse<unknown> = answer.text ? answer.json() : { status: answer.status }
+  return { status: answer.status, body }
 }
 const query = (q: string, variables?: object) => post(JSON.stringify({ query: q, variables }))
 
@@ -43,7 +31,7 @@ describe('operation shape limits', () => {
   const nested = (depth: number) => {
     let selection = 'number'
     for (let i = 0; i < depth; i++) selection = `lookalikes(first: 1) { nodes { ${selection} } }`
-    return `{ company(country: BE, number: "0922178703") { ${selection} } }`
+    return `{ company(${at}) { ${selection} } }`
   }
 
   it('refuses an operation deeper than MAX_DEPTH, without an upstream call', async () => {
@@ -57,7 +45,7 @@ describe('operation shape limits', () => {
 
   it('refuses more than MAX_ALIASES aliases', async () => {
     const aliases = (n: number) =>
-      `{ ${Array.from({ length: n }, (_, i) => `a${i}: company(country: BE, number: "0922178703") { number }`).join(' ')} }`
+      `{ ${Array.from({ length: n }, (_, i) => `a${i}: company(${at}) { number }`).join(' ')} }`
     expect((await query(aliases(30))).body.errors).toBeUndefined()
     demo.reset()
     const { body } = await query(aliases(31))
@@ -100,18 +88,8 @@ describe('operation shape limits', () => {
   })
 })
 
-describe('MAX_BODY_BYTES over real sockets', () => {
-  const server = createServer(stack.gateway.yoga)
-  let url: string
-  beforeAll(async () => {
-    server.listen(0, '127.0.0.1')
-    await once(server, 'listening')
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`
-  })
-  afterAll(async () => {
-    server.closeAllConnections()
-    await new Promise((resolve) => server.close(resolve))
-  })
+describe('MAX_BODY_BYTES over real sockets', async () => {
+  const url = `${(await serve(stack.gateway.yoga)).url}/graphql`
 
   /** A POST whose body goes out in chunks, with no Content-Length (Transfer-Encoding: chunked). */
   async function chunked(parts: string[]) {
@@ -189,52 +167,39 @@ describe('no leaks', () => {
     }
   })
 
-  describe('tokens', () => {
+  describe('tokens', async () => {
     const log = logSink()
-    const upstream = new DemoUpstream({
-      data: demo.data,
-      tokens: ['secret-caller-token', 'alice', 'bob'],
-    })
-    let url = ''
-    let gateway: ReturnType<typeof createGateway> | undefined
-    beforeAll(async () => {
-      url = await upstream.start()
-      gateway = createGateway(
-        { ...loadConfig({ NODE_ENV: 'production' }), upstreamUrl: url, upstreamTimeoutMs: 500 },
-        createLogger('debug', log.stream),
-      )
-    })
-    afterAll(async () => {
-      await gateway?.close()
-      await upstream.stop()
-    })
-    beforeEach(() => upstream.reset())
+    // Callers bring their own tokens; reads in flight are shared between the callers who may.
+    const callers = await startStack(
+      { production: true, upstreamTimeoutMs: 500, cacheTtlSeconds: 300 },
+      {
+        logger: createLogger('debug', log.stream),
+        tokens: ['secret-caller-token', 'alice', 'bob'],
+      },
+    )
+    const upstream = callers.demo
     const ask = (token: string, query: string) =>
-      gateway?.yoga.fetch('http://gateway.test/graphql', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify({ query }),
-      }) ?? Promise.reject(new Error('no gateway'))
+      callers.request({ headers: { authorization: `Bearer ${token}` }, body: { query } })
 
     it('never logs a token or the upstream URL, and logs one line per operation', async () => {
       upstream.inject({ path: /financials$/, status: 503 })
       const response = await ask(
         'secret-caller-token',
-        'query Statements { company(country: BE, number: "0922178703") { financials { totalCount } } }',
+        `query Statements { company(${at}) { financials { totalCount } } }`,
       )
-      const body = await response.text()
+      const body = response.text
       expect(body).toContain('UPSTREAM_ERROR')
       expect(log.text()).toContain('"operation":"Statements"')
       expect(log.text()).toContain('retrying upstream read')
       for (const text of [log.text(), body]) {
         expect(text).not.toContain('secret-caller-token')
-        expect(text).not.toContain(url)
+        expect(text).not.toContain(upstream.url)
       }
     })
 
     it('never uses one caller’s token for another, even for the same reads at the same time', async () => {
       upstream.latencyMs = 20
-      const query = '{ lists(first: 3) { totalCount } list(listId: 1001) { name } }'
+      const query = `{ lists(first: 3) { totalCount } list(listId: ${bigList.id}) { name } }`
       await Promise.all([
         ask('alice', query),
         ask('bob', query),

@@ -33,8 +33,8 @@ const children = (c: DemoCompany) => demoData.relationshipsOf(c).children
 export const claes = company('BE', '0922178703', [
   ['its name', (c) => c.name === 'Brasserie Claes SA'],
   ['ten statements', (c) => statements(c) === 10],
-  ['lookalikes', (c) => demoData.lookalikesOf(c).length > 0],
-  ['contacts', (c) => demoData.contactsOf(c).length > 0],
+  ['at least three lookalikes', (c) => demoData.lookalikesOf(c).length >= 3],
+  ['at least eight contacts', (c) => demoData.contactsOf(c).length >= 8],
   ['companies among its shareholders', (c) => parents(c).some((p) => p.identifier !== null)],
   ['a shareholder without identifier', (c) => parents(c).some((p) => p.identifier === null)],
 ])
