@@ -1,37 +1,29 @@
-import { once } from 'node:events'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { type GraphQLObjectType, getNamedType, isCompositeType, isObjectType } from 'graphql'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ReceivedCall } from '../../src/demo-upstream/server.js'
+import { describe, expect, it } from 'vitest'
+import { DEMO_TOKEN, type ReceivedCall } from '../../src/demo-upstream/server.js'
 import { schema } from '../../src/schema/index.js'
 import { RELATIONSHIP_FAN_OUT } from '../../src/schema/upstream-cost.js'
 import { graphql } from '../gql/index.js'
-import { startStack } from '../support/stack.js'
+import { bigList, claes, companyArgs, companyId, globalId } from '../support/fixtures.js'
+import { serve } from '../support/serve.js'
+import { demoToken, startStack } from '../support/stack.js'
 
 /**
  * The upstream budget (MAX_OPERATION_COST): estimated before execution from the costs the
  * fields declare, and drawn from by every HTTP request while the operation runs.
  */
 
-const stack = await startStack({ upstreamToken: 'demo-token' })
+const stack = await startStack({ upstreamToken: DEMO_TOKEN })
 const { demo } = stack
 const { data } = demo
-// Gateways with small budgets, for reads past them.
-const twelve = await startStack({ upstreamToken: 'demo-token', maxOperationCost: 12 })
-const fifteen = await startStack({ upstreamToken: 'demo-token', maxOperationCost: 15 })
-const big = data.lists.find((l) => l.amountOfCompanies > 1000)
+// Replicas with small budgets, for reads past them.
+const twelve = stack.replica({ maxOperationCost: 12 })
+const fifteen = stack.replica({ maxOperationCost: 15 })
+const big = bigList
 // A company with every resource, for the walk over every field of the schema.
-const full = data.companies.find(
-  (c) =>
-    data.financialsOf(c).length > 0 &&
-    data.lookalikesOf(c).length > 0 &&
-    data.contactsOf(c).length > 0 &&
-    data.relationshipsOf(c).parents.some((p) => p.identifier),
-)
-if (!big || !full) throw new Error('demo data lacks the list or company these tests need')
-const at = `country: ${full.country}, number: "${full.companyNumber}"`
+const full = claes
+const at = companyArgs(full)
 
 interface Cost {
   estimated: number
@@ -104,7 +96,7 @@ describe('the estimate before execution', () => {
     // One list read, one page of members, repeated under 30 aliases and 2 IDs: 60,000 edges.
     const page = 'companies(first: 500) { edges { cursor node { id country number name place } } }'
     const aliases = Array.from({ length: 30 }, (_, i) => `p${i}: ${page}`).join(' ')
-    const list = Buffer.from(`List:${big.id}`).toString('base64url')
+    const list = globalId('List', big.id)
     const { body } = await stack.post(
       `query($ids: [ID!]!) { nodes(ids: $ids) { ... on List { ${aliases} } } }`,
       { ids: [list, list] },
@@ -159,9 +151,9 @@ describe('the estimate before execution', () => {
 function everyFieldQuery(): { field: string; query: string }[] {
   const required: Record<string, string> = {
     'Query.company': `(${at})`,
-    'Query.list': `(listId: ${big?.id})`,
-    'Query.node': `(id: "${Buffer.from(`Company:${full?.country}:${full?.companyNumber}`).toString('base64url')}")`,
-    'Query.nodes': `(ids: ["${Buffer.from(`List:${big?.id}`).toString('base64url')}"])`,
+    'Query.list': `(listId: ${big.id})`,
+    'Query.node': `(id: "${companyId(full)}")`,
+    'Query.nodes': `(ids: ["${globalId('List', big.id)}"])`,
   }
   const query = schema.getQueryType() as GraphQLObjectType
   const paths = new Map<string, string[]>([[query.name, []]])
@@ -202,12 +194,12 @@ describe('the budget while the operation runs', () => {
   it('draws every request sent from the budget, retries included, and sends none past it', async () => {
     // list + members + 5 statements = 7 estimated; each statement read fails twice with 503
     // and is retried: 2 + 5 × 3 = 17 requests wanted.
-    twelve.demo.inject({ path: /\/financials$/, status: 503, times: 10 })
+    demo.inject({ path: /\/financials$/, status: 503, times: 10 })
     const { body } = await twelve.post(
       `{ list(listId: ${big.id}) { companies(first: 5) { nodes { number financials(first: 1) { totalCount } } } } }`,
     )
     expect(costOf(body)).toEqual({ estimated: 7, limit: 12, upstreamCalls: 12, cacheHits: 0 })
-    expect(twelve.demo.calls()).toHaveLength(12)
+    expect(demo.calls()).toHaveLength(12)
   })
 
   it('refuses the reads past the budget when a company has more shareholders than assumed', async () => {
@@ -219,7 +211,7 @@ describe('the budget while the operation runs', () => {
     )
     // Estimated with 10 shareholders: 1 + 10; run with the real ones until the budget is spent.
     expect(costOf(body)).toEqual({ estimated: 11, limit: 15, upstreamCalls: 15, cacheHits: 0 })
-    expect(fifteen.demo.calls()).toHaveLength(15)
+    expect(demo.calls()).toHaveLength(15)
     const refused = (body.errors ?? []).filter((e) => e.extensions?.code === 'QUERY_TOO_COSTLY')
     expect(refused).toHaveLength(owners.length - 14)
     for (const error of refused) {
@@ -260,35 +252,31 @@ describe('the budget while the operation runs', () => {
       path: `/v1/companies/${first.company.country}/${first.company.companyNumber}/financials`,
       status: 500,
     })
-    demo.inject({ path: /\/lookalikes$/, delayMs: 300 })
+    const lookalikes = demo.hold(/\/lookalikes$/)
     const { body } = await stack.post(query)
     expect(body.data).toEqual({ list: null })
     const reported = costOf(body).upstreamCalls
     expect(reported).toBe(1 + 1 + 10 + 10)
-    // Give reads that were (wrongly) still pending time to go out; none may.
-    await sleep(600)
+    // The lookalikes' reads, still held, are aborted now that the answer is out: no answer of
+    // theirs can lead to another read.
+    await demo.waitForCalls(
+      (calls) =>
+        calls.length === reported &&
+        calls.filter((c) => c.path.endsWith('/lookalikes')).every((c) => c.abandoned),
+    )
+    lookalikes.release()
     expect(demo.calls()).toHaveLength(reported)
   })
 })
 
 // Upstream reads that would wait a minute: only the client's leaving can end them in a test.
-const patient = await startStack({ upstreamToken: 'demo-token', upstreamTimeoutMs: 60_000 })
+const patient = stack.replica({ upstreamTimeoutMs: 60_000 })
 
-describe('a client that goes away', () => {
-  const server = createServer(patient.gateway.yoga)
-  let address = ''
-  beforeAll(async () => {
-    server.listen(0, '127.0.0.1')
-    await once(server, 'listening')
-    address = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`
-  })
-  afterAll(async () => {
-    server.closeAllConnections()
-    await new Promise((resolve) => server.close(resolve))
-  })
+describe('a client that goes away', async () => {
+  const address = `${(await serve(patient.gateway.yoga)).url}/graphql`
 
   it('takes its operation with it: reads in flight are aborted, none follow', async () => {
-    const held = patient.demo.hold(/\/lookalikes$/)
+    const held = demo.hold(/\/lookalikes$/)
     const leaving = new AbortController()
     const response = fetch(address, {
       method: 'POST',
@@ -300,21 +288,20 @@ describe('a client that goes away', () => {
     }).catch(() => 'gone')
     const lookalikes = (calls: ReceivedCall[]) =>
       calls.filter((c) => c.path.endsWith('/lookalikes'))
-    await patient.demo.waitForCalls((calls) => lookalikes(calls).length === 5)
+    await demo.waitForCalls((calls) => lookalikes(calls).length === 5)
     leaving.abort()
     expect(await response).toBe('gone')
     // The gateway aborts the five reads it was waiting for…
-    await patient.demo.waitForCalls((calls) => lookalikes(calls).every((c) => c.abandoned))
+    await demo.waitForCalls((calls) => lookalikes(calls).every((c) => c.abandoned))
     held.release()
     // …so no lookalike's statements are ever asked for.
-    expect(patient.demo.calls().filter((c) => c.path.endsWith('/financials'))).toEqual([])
+    expect(demo.calls().filter((c) => c.path.endsWith('/financials'))).toEqual([])
   })
 
   it('many leaving at once, amid failing reads: no unhandled rejection, and the gateway still answers', async () => {
-    const owned = data.companies.find((c) => data.relationshipsOf(c).parents.length > 0)
-    if (!owned) throw new Error('demo data lacks a company with shareholders')
-    const where = `country: ${owned.country}, number: "${owned.companyNumber}"`
-    const id = Buffer.from(`Company:${owned.country}:${owned.companyNumber}`).toString('base64url')
+    const owned = claes
+    const where = companyArgs(owned)
+    const id = companyId(owned)
     const queries = [
       `{ company(${where}) { contacts(first: 1) { totalCount } shareholders { company { name financials(first: 1) { totalCount } } } } slow: lists(first: 1) { totalCount } }`,
       `{ nodes(ids: ["${id}", "${id}"]) { ... on Company { name financials(first: 2) { totalCount } } } lists(first: 1) { totalCount } }`,
@@ -329,23 +316,21 @@ describe('a client that goes away', () => {
     const leaving = async (query: string, afterMs: number) => {
       const controller = new AbortController()
       setTimeout(() => controller.abort(), afterMs)
-      try {
-        const response = await stack.gateway.yoga.fetch('http://gateway.test/graphql', {
-          method: 'POST',
-          signal: controller.signal,
-          headers: { 'content-type': 'application/json', authorization: 'Bearer demo-token' },
-          body: JSON.stringify({ query }),
-        })
-        await response.text()
-      } catch {}
+      await stack
+        .request({ headers: demoToken, body: { query }, signal: controller.signal })
+        .catch(() => undefined)
     }
     for (let round = 0; round < 6; round++) {
       await Promise.all(
         Array.from({ length: 60 }, (_, i) => leaving(queries[i % 3] ?? '', (i * 7) % 150)),
       )
     }
-    // Whatever the abandoned operations leave behind settles by then.
-    await sleep(1500)
+    // What the abandoned operations left behind settles once the upstream has answered or lost
+    // every request (a rejection left unhandled after that still fails the run: vitest reports it).
+    await demo.waitForCalls((calls) =>
+      calls.every((c) => c.answeredSeq !== undefined || c.abandoned),
+    )
+    await sleep(100)
     process.off('unhandledRejection', onUnhandled)
     demo.reset()
     const after = await stack.post(`{ company(${where}) { name } }`)

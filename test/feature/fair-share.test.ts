@@ -1,19 +1,17 @@
-import { once } from 'node:events'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { setTimeout as sleep } from 'node:timers/promises'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { loadConfig } from '../../src/config.js'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { DEMO_TOKEN, DemoUpstream } from '../../src/demo-upstream/server.js'
-import { createGateway } from '../../src/gateway.js'
 import { createLogger } from '../../src/observability/logger.js'
 import { UpstreamClient } from '../../src/upstream/client.js'
 import { prepare } from '../../src/upstream/endpoint.js'
 import type { UpstreamError } from '../../src/upstream/errors.js'
+import { FairShare } from '../../src/upstream/fair-share.js'
 import { financials } from '../../src/upstream/resources/financials.js'
 import { listDetails } from '../../src/upstream/resources/lists.js'
+import { bigList, demoData, michiels } from '../support/fixtures.js'
 import { logSink } from '../support/log-sink.js'
 import { readScope, testTokenKey } from '../support/scope.js'
+import { serve } from '../support/serve.js'
+import { startStack } from '../support/stack.js'
 
 /**
  * How the upstream client shares its connections between operations: round robin between
@@ -21,10 +19,20 @@ import { readScope, testTokenKey } from '../support/scope.js'
  * deadline, every request drawn from the operation's budget, nothing sent once it has ended.
  */
 
+/**
+ * Watches the reads that ask the upstream client for a connection, until the test ends:
+ * `twoCallers()` resolves once reads of two callers (fairness keys) have asked.
+ */
+function watchQueue() {
+  const acquire = vi.spyOn(FairShare.prototype, 'acquire')
+  onTestFinished(() => acquire.mockRestore())
+  const keys = () => new Set(acquire.mock.calls.map(([key]) => key)).size
+  return { twoCallers: () => vi.waitFor(() => expect(keys()).toBe(2), { timeout: 10_000 }) }
+}
+
 describe('the upstream client in an operation’s scope', () => {
-  const demo = new DemoUpstream()
-  const company = demo.data.companies[3]
-  if (!company) throw new Error('no company')
+  const demo = new DemoUpstream({ data: demoData })
+  const company = michiels
   const log = logSink()
   const clients: UpstreamClient[] = []
   const clientWith = (maxConnections: number, timeoutMs = 2000) => {
@@ -62,6 +70,7 @@ describe('the upstream client in an operation’s scope', () => {
 
   it('shares connections round robin: one read of a second caller overtakes a 20-read backlog', async () => {
     const client = clientWith(2)
+    const queue = watchQueue()
     const held = demo.hold(/^\/v1\//)
     const heavy = Array.from({ length: 20 }, (_, i) =>
       client.send(
@@ -71,14 +80,15 @@ describe('the upstream client in an operation’s scope', () => {
     )
     await demo.waitForCalls((calls) => calls.length === 2)
     const light = client.send(
-      prepare(listDetails, { listId: 1001 }),
+      prepare(listDetails, { listId: bigList.id }),
       scope({ fairnessKey: 'light' }),
     )
+    await queue.twoCallers()
     held.release()
     await Promise.all([...heavy, light])
     const order = demo.calls().map((c) => c.path)
     // Two in flight when it came, then its turn: third or fourth, not twenty-first.
-    expect(order.indexOf('/v1/lists/1001')).toBeLessThanOrEqual(3)
+    expect(order.indexOf(`/v1/lists/${bigList.id}`)).toBeLessThanOrEqual(3)
   })
 
   it('counts a read’s timeout from when it is sent, not from when it was queued', async () => {
@@ -98,7 +108,10 @@ describe('the upstream client in an operation’s scope', () => {
     const first = client.send(statements, scope())
     await demo.waitForCalls((calls) => calls.length === 1)
     const late = await outcome(
-      client.send(prepare(listDetails, { listId: 1001 }), scope({ deadline: Date.now() + 50 })),
+      client.send(
+        prepare(listDetails, { listId: bigList.id }),
+        scope({ deadline: Date.now() + 50 }),
+      ),
     )
     expect(late).toBe('UPSTREAM_TIMEOUT')
     held.release()
@@ -132,7 +145,7 @@ describe('the upstream client in an operation’s scope', () => {
     const inFlight = outcome(client.send(statements, scope({ signal: ended.signal })))
     await demo.waitForCalls((calls) => calls.length === 1)
     const queued = outcome(
-      client.send(prepare(listDetails, { listId: 1001 }), scope({ signal: ended.signal })),
+      client.send(prepare(listDetails, { listId: bigList.id }), scope({ signal: ended.signal })),
     )
     ended.abort()
     expect(await inFlight).toBe('cancelled')
@@ -193,75 +206,38 @@ describe('the upstream client in an operation’s scope', () => {
   })
 })
 
-describe('through the gateway: callers are told apart by their token', () => {
-  const upstream = new DemoUpstream({ tokens: ['heavy', 'light'] })
-  let gateway: ReturnType<typeof createGateway> | undefined
-  beforeAll(async () => {
-    gateway = createGateway({
-      ...loadConfig({}),
-      upstreamUrl: await upstream.start(),
-      upstreamMaxConnections: 2,
-      // Identical operations would share their reads through the cache: this is about queueing.
-      cacheTtlSeconds: 0,
-    })
-  })
-  afterAll(async () => {
-    await gateway?.close()
-    await upstream.stop()
-  })
-  const ask = async (token: string, query: string) => {
-    const response = await gateway?.yoga.fetch('http://gateway.test/graphql', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ query }),
-    })
-    return (await response?.json()) as { errors?: unknown[] }
-  }
+describe('through the gateway: callers are told apart by their token', async () => {
+  // Identical operations would share their reads through the cache: this is about queueing.
+  const stack = await startStack({ upstreamMaxConnections: 2 }, { tokens: ['heavy', 'light'] })
+  const upstream = stack.demo
+  const ask = async (token: string, query: string) =>
+    (await stack.post(query, {}, { authorization: `Bearer ${token}` })).body
 
   it('a light caller’s one read overtakes a heavy caller’s eight queries queued before it', async () => {
-    const listId = upstream.data.lists[0]?.id
+    const queue = watchQueue()
     const held = upstream.hold(/^\/v1\//)
     const heavy = Array.from({ length: 8 }, () =>
       ask(
         'heavy',
-        `{ list(listId: ${listId}) { companies(first: 5) { nodes { financials(first: 1) { totalCount } } } } }`,
+        `{ list(listId: ${bigList.id}) { companies(first: 5) { nodes { financials(first: 1) { totalCount } } } } }`,
       ),
     )
     // Two of the heavy caller's reads take both connections; six more wait.
     await upstream.waitForCalls((calls) => calls.length === 2)
     const light = ask('light', '{ lists(first: 1) { totalCount } }')
+    await queue.twoCallers()
     held.release()
     const answers = await Promise.all([...heavy, light])
-    expect(answers.map((a) => a?.errors)).toEqual(answers.map(() => undefined))
+    expect(answers.map((a) => a.errors)).toEqual(answers.map(() => undefined))
     const order = upstream.calls().map((c) => c.token)
     expect(order.indexOf('light')).toBeLessThanOrEqual(3)
   })
 })
 
-describe('through the gateway with a service token: callers without one are told apart by address', () => {
-  const upstream = new DemoUpstream()
-  let gateway: ReturnType<typeof createGateway> | undefined
-  const server = createServer((req, res) => gateway?.yoga(req, res))
-  let address = ''
-  beforeAll(async () => {
-    gateway = createGateway({
-      ...loadConfig({}),
-      upstreamUrl: await upstream.start(),
-      upstreamToken: DEMO_TOKEN,
-      upstreamMaxConnections: 2,
-      // Identical operations would share their reads through the cache: this is about queueing.
-      cacheTtlSeconds: 0,
-    })
-    server.listen(0, '127.0.0.1')
-    await once(server, 'listening')
-    address = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`
-  })
-  afterAll(async () => {
-    server.closeAllConnections()
-    await new Promise((resolve) => server.close(resolve))
-    await gateway?.close()
-    await upstream.stop()
-  })
+describe('through the gateway with a service token: callers without one are told apart by address', async () => {
+  const stack = await startStack({ upstreamToken: DEMO_TOKEN, upstreamMaxConnections: 2 })
+  const upstream = stack.demo
+  const address = `${(await serve(stack.gateway.yoga)).url}/graphql`
   const ask = (query: string, headers: Record<string, string> = {}) =>
     fetch(address, {
       method: 'POST',
@@ -270,15 +246,14 @@ describe('through the gateway with a service token: callers without one are told
     }).then((r) => r.json() as Promise<{ errors?: unknown[] }>)
 
   it('eight operations sent without a token get one share between them, not eight', async () => {
-    const listId = upstream.data.lists[0]?.id
+    const queue = watchQueue()
     const held = upstream.hold(/^\/v1\//)
     const heavy = Array.from({ length: 8 }, () =>
-      ask(`{ list(listId: ${listId}) { companies(first: 5) { nodes { number } } } }`),
+      ask(`{ list(listId: ${bigList.id}) { companies(first: 5) { nodes { number } } } }`),
     )
     await upstream.waitForCalls((calls) => calls.length === 2)
     const light = ask('{ lists(first: 1) { totalCount } }', { authorization: 'Bearer light' })
-    // Let the light read join the queue (a settling pause, not a measurement).
-    await sleep(100)
+    await queue.twoCallers()
     held.release()
     const answers = await Promise.all([...heavy, light])
     expect(answers.map((a) => a.errors)).toEqual(answers.map(() => undefined))
