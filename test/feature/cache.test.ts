@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
+import { companyArgs, michiels } from '../support/fixtures.js'
 import {
   REDIS_SKIP_REASON,
   type RedisServer,
@@ -24,13 +25,12 @@ const redis: RedisServer | undefined = redisAvailable ? await startRedis() : und
 afterAll(() => redis?.stop())
 const noCache = { authorization: 'Bearer demo-token', 'cache-control': 'no-cache' }
 const { demo } = stack
-const company = demo.data.companies.find((c) => demo.data.financialsOf(c).length >= 3)
-if (!company) throw new Error('no company with statements')
+const company = michiels
 // Tests that need a read nobody made before each take a list of their own.
 const [list, failingList, uncachedList] = demo.data.lists
 if (!list || !failingList || !uncachedList) throw new Error('not enough lists')
 
-const companyPage = `{ company(country: ${company.country}, number: "${company.companyNumber}") {
+const companyPage = `{ company(${companyArgs(company)}) {
   name financials(first: 2) { nodes { endDate } } lookalikes(first: 2) { edges { score } } } }`
 const listPage = (fields: string) =>
   `{ list(listId: ${list.id}) { name companies(first: 5) { ${fields} } } }`

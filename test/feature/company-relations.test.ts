@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { graphql } from '../gql/index.js'
+import { claes, companyVars, michiels } from '../support/fixtures.js'
 import { startStack } from '../support/stack.js'
 
 /** Lookalikes, shareholders and participations, and contacts of a company, end to end. */
@@ -8,18 +9,12 @@ const stack = await startStack()
 const { demo } = stack
 const { data } = demo
 
-const withAlikes = data.companies.find((c) => data.lookalikesOf(c).length >= 12)
-const subsidiary = data.companies.find((c) =>
-  data.relationshipsOf(c).parents.some((p) => p.identifier === null),
-)
-const holding = data.companies.find((c) => data.relationshipsOf(c).children.length >= 2)
-const staffed = data.companies.find((c) => data.contactsOf(c).length >= 15)
-if (!withAlikes || !subsidiary || !holding || !staffed)
-  throw new Error('demo data lacks the companies these tests need')
-const at = (c: { country: 'BE' | 'NL' | 'FR'; companyNumber: string }) => ({
-  country: c.country,
-  number: c.companyNumber,
-})
+// By what the tests read of them: 12+ lookalikes, a shareholder without identifier, two or more
+// participations, 15+ contacts.
+const withAlikes = michiels
+const subsidiary = claes
+const holding = michiels
+const staffed = michiels
 const path = (c: { country: string; companyNumber: string }, resource: string) =>
   `/v1/companies/${c.country}/${c.companyNumber}/${resource}`
 
@@ -80,7 +75,7 @@ describe('Company.lookalikes', () => {
   const alikes = data.lookalikesOf(withAlikes)
 
   it('pages the unpaged upstream array, best first, with one upstream call for all pages', async () => {
-    const first = await stack.execute(Lookalikes, { ...at(withAlikes), first: 5 })
+    const first = await stack.execute(Lookalikes, { ...companyVars(withAlikes), first: 5 })
     const l = first.data?.company?.lookalikes
     expect(l?.totalCount).toBe(alikes.length)
     expect(l?.edges.map((e) => [e.node.number, e.score])).toEqual(
@@ -88,7 +83,7 @@ describe('Company.lookalikes', () => {
     )
     expect(l?.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false })
     const next = await stack.execute(Lookalikes, {
-      ...at(withAlikes),
+      ...companyVars(withAlikes),
       first: 5,
       after: l?.pageInfo.endCursor,
     })
@@ -96,12 +91,12 @@ describe('Company.lookalikes', () => {
       alikes.slice(5, 10).map((a) => a.company.companyNumber),
     )
     const back = await stack.execute(Lookalikes, {
-      ...at(withAlikes),
+      ...companyVars(withAlikes),
       last: 5,
       before: next.data?.company?.lookalikes.pageInfo.startCursor,
     })
     expect(back.data?.company?.lookalikes.edges).toEqual(l?.edges)
-    const tail = await stack.execute(Lookalikes, { ...at(withAlikes), last: 2 })
+    const tail = await stack.execute(Lookalikes, { ...companyVars(withAlikes), last: 2 })
     expect(tail.data?.company?.lookalikes.nodes.map((n) => n.number)).toEqual(
       alikes.slice(-2).map((a) => a.company.companyNumber),
     )
@@ -111,7 +106,7 @@ describe('Company.lookalikes', () => {
   it('filters on minScore before paging', async () => {
     const threshold = alikes[6]?.score ?? 1
     const result = await stack.execute(Lookalikes, {
-      ...at(withAlikes),
+      ...companyVars(withAlikes),
       first: 50,
       minScore: threshold,
     })
@@ -128,7 +123,7 @@ describe('Company.lookalikes', () => {
         return body
       },
     })
-    const result = await stack.execute(Lookalikes, { ...at(withAlikes), first: 3 })
+    const result = await stack.execute(Lookalikes, { ...companyVars(withAlikes), first: 3 })
     expect(result.data?.company?.lookalikes.nodes.map((n) => n.number)).toEqual(
       alikes.slice(0, 3).map((a) => a.company.companyNumber),
     )
@@ -136,7 +131,7 @@ describe('Company.lookalikes', () => {
 
   it('refuses minScore outside 0..1 before any upstream call', async () => {
     for (const minScore of [-0.1, 1.5]) {
-      const result = await stack.execute(Lookalikes, { ...at(withAlikes), minScore })
+      const result = await stack.execute(Lookalikes, { ...companyVars(withAlikes), minScore })
       expect(result.errors?.[0]?.extensions).toMatchObject({
         code: 'BAD_USER_INPUT',
         argument: 'minScore',
@@ -148,7 +143,7 @@ describe('Company.lookalikes', () => {
   it('learns a lookalike’s name from the call its other fields make: no extra call', async () => {
     const alike = alikes[0]?.company
     if (!alike) throw new Error('no lookalike')
-    const result = await stack.execute(LookalikeDetails, at(withAlikes))
+    const result = await stack.execute(LookalikeDetails, companyVars(withAlikes))
     expect(result.data?.company?.lookalikes.nodes).toEqual([
       {
         name: alike.name,
@@ -172,7 +167,7 @@ describe('Company.lookalikes', () => {
   })
 
   it('costs exactly one call per lookalike whose name alone is asked', async () => {
-    const result = await stack.execute(Lookalikes, { ...at(withAlikes), first: 4 })
+    const result = await stack.execute(Lookalikes, { ...companyVars(withAlikes), first: 4 })
     expect(result.data?.company?.lookalikes.edges.map((e) => e.node.name)).toEqual(
       alikes.slice(0, 4).map((a) => a.company.name),
     )
@@ -190,12 +185,12 @@ describe('a cursor pages only the connection it came from', () => {
   if (!other) throw new Error('no second company')
 
   it('a lookalikes cursor of one company, or of another minScore, is refused', async () => {
-    const page = await stack.execute(Lookalikes, { ...at(withAlikes), first: 2 })
+    const page = await stack.execute(Lookalikes, { ...companyVars(withAlikes), first: 2 })
     const after = page.data?.company?.lookalikes.pageInfo.endCursor
     demo.reset()
     for (const args of [
-      { ...at(other), after },
-      { ...at(withAlikes), after, minScore: 0.5 },
+      { ...companyVars(other), after },
+      { ...companyVars(withAlikes), after, minScore: 0.5 },
     ]) {
       const result = await stack.execute(Lookalikes, { first: 2, ...args })
       expect(result.errors?.map((e) => [e.extensions?.code, e.extensions?.argument])).toEqual([
@@ -207,7 +202,7 @@ describe('a cursor pages only the connection it came from', () => {
   })
 
   it('a contacts cursor is refused in another language: the search also reads job titles', async () => {
-    const search = { ...at(staffed), q: 'er', first: 2 }
+    const search = { ...companyVars(staffed), q: 'er', first: 2 }
     const page = await stack.execute(Contacts, search, {
       authorization: 'Bearer demo-token',
       'accept-language': 'en',
@@ -224,7 +219,11 @@ describe('a cursor pages only the connection it came from', () => {
   })
 
   it('a contacts cursor is refused with other filters, accepted with the same ones in any order', async () => {
-    const filtered = { ...at(staffed), seniorities: ['C_LEVEL', 'VP', 'MANAGER'], first: 1 }
+    const filtered = {
+      ...companyVars(staffed),
+      seniorities: ['C_LEVEL', 'VP', 'MANAGER'],
+      first: 1,
+    }
     const page = await stack.execute(Contacts, filtered)
     const after = page.data?.company?.contacts.pageInfo.endCursor
     demo.reset()
@@ -242,7 +241,7 @@ describe('a cursor pages only the connection it came from', () => {
 
 describe('Company.shareholders and participations', () => {
   it('maps parents and children; a party without identifier keeps its name, function and share', async () => {
-    const result = await stack.execute(Relationships, at(subsidiary))
+    const result = await stack.execute(Relationships, companyVars(subsidiary))
     const expected = data.relationshipsOf(subsidiary).parents.map((p) => ({
       name: p.name ?? null,
       function: p.function ?? null,
@@ -263,7 +262,7 @@ describe('Company.shareholders and participations', () => {
   })
 
   it('are mutual: a holding’s participation lists the holding among its shareholders', async () => {
-    const result = await stack.execute(Relationships, at(holding))
+    const result = await stack.execute(Relationships, companyVars(holding))
     const participations = result.data?.company?.participations ?? []
     expect(participations.map((p) => p.company?.number)).toEqual(
       data.relationshipsOf(holding).children.map((c) => c.identifier?.companyNumber),
@@ -289,7 +288,7 @@ describe('Company.shareholders and participations', () => {
         return body
       },
     })
-    const result = await stack.execute(Relationships, at(subsidiary))
+    const result = await stack.execute(Relationships, companyVars(subsidiary))
     expect(result.data?.company?.shareholders).toEqual([
       { name: null, function: null, percentage: null, company: null },
     ])
@@ -300,7 +299,7 @@ describe('Company.contacts', () => {
   const all = data.contactsOf(staffed)
 
   it('pages 20 by default and carries the company', async () => {
-    const result = await stack.execute(Contacts, at(staffed))
+    const result = await stack.execute(Contacts, companyVars(staffed))
     const contacts = result.data?.company?.contacts
     expect(contacts?.totalCount).toBe(all.length)
     expect(contacts?.edges.map((e) => e.node.contactId)).toEqual(
@@ -315,7 +314,7 @@ describe('Company.contacts', () => {
 
   it('sends every filter upstream, lists comma-separated', async () => {
     const result = await stack.execute(Contacts, {
-      ...at(staffed),
+      ...companyVars(staffed),
       q: 'a',
       onlyOfficialRoles: true,
       seniorities: ['C_LEVEL', 'VP'],
@@ -351,7 +350,7 @@ describe('Company.contacts', () => {
   it('gives job titles in the language of Accept-Language', async () => {
     const result = await stack.execute(
       Contacts,
-      { ...at(staffed), first: 3 },
+      { ...companyVars(staffed), first: 3 },
       { authorization: 'Bearer demo-token', 'accept-language': 'nl-BE,nl;q=0.9' },
     )
     expect(result.data?.company?.contacts.edges.map((e) => e.node.jobTitle)).toEqual(
@@ -361,7 +360,7 @@ describe('Company.contacts', () => {
 
   it('refuses empty filter values before any upstream call', async () => {
     for (const args of [{ q: '  ' }, { seniorities: [''] }, { departments: ['SALES,FINANCE'] }]) {
-      const result = await stack.execute(Contacts, { ...at(staffed), ...args })
+      const result = await stack.execute(Contacts, { ...companyVars(staffed), ...args })
       expect(result.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT')
     }
     expect(demo.calls()).toEqual([])

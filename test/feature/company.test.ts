@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { graphql } from '../gql/index.js'
+import { claes } from '../support/fixtures.js'
 import { startStack } from '../support/stack.js'
 
 const stack = await startStack()
 const { demo } = stack
 
 /** A Belgian demo company with ten years of statements. */
-const company = demo.data.companies.find(
-  (c) => c.country === 'BE' && demo.data.financialsOf(c).length === 10,
-)
-if (!company) throw new Error('demo data has no Belgian company with 10 statements')
+const company = claes
 const statements = demo.data.financialsOf(company)
 
 const CompanyFinancials = graphql(`

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import { GRAPHIQL_TABS, type GraphiQLTab } from '../../src/http/graphiql.js'
 import { graphql } from '../gql/index.js'
+import { bigList, globalId, smartList } from '../support/fixtures.js'
 import { startStack } from '../support/stack.js'
 
 /** Query.lists, Query.list and a list's companies and contacts, end to end. */
@@ -9,9 +10,8 @@ import { startStack } from '../support/stack.js'
 const stack = await startStack()
 const { demo } = stack
 const { lists } = demo.data
-const big = lists.find((l) => l.type === 'STATIC' && l.amountOfCompanies > 1000)
-const smart = lists.find((l) => l.type === 'SMART' && l.amountOfCompanies > 500)
-if (!big || !smart) throw new Error('demo data lacks the big lists')
+const big = bigList
+const smart = smartList
 
 const Lists = graphql(`
   query Lists($kind: ListKind, $first: Int, $after: String, $last: Int, $before: String) {
@@ -116,7 +116,7 @@ describe('Query.list', () => {
   it('renames the REST fields as the contract does', async () => {
     const result = await stack.execute(OneList, { listId: smart.id })
     expect(result.data?.list).toEqual({
-      id: Buffer.from(`List:${smart.id}`).toString('base64'),
+      id: globalId('List', smart.id),
       listId: smart.id,
       name: smart.name,
       type: 'SMART',

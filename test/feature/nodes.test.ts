@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it, vi } from 'vitest'
 import { graphql } from '../gql/index.js'
+import { companyId, globalId, michiels } from '../support/fixtures.js'
 import { startStack } from '../support/stack.js'
 
 /** Relay global object identification: node(id) and nodes(ids) for List, Company and Contact. */
@@ -21,11 +22,8 @@ const stack = await startStack()
 const { demo } = stack
 const { data } = demo
 const list = data.lists[2]
-const company = data.companies.find((c) => data.contactsOf(c).length >= 8)
-if (!list || !company) throw new Error('demo data lacks a list or a staffed company')
-const globalId = (type: string, key: string) => Buffer.from(`${type}:${key}`).toString('base64url')
-const companyId = (c: { country: string; companyNumber: string }) =>
-  globalId('Company', `${c.country}:${c.companyNumber}`)
+if (!list) throw new Error('demo data lacks a third list')
+const company = michiels
 const contactsPath = `/v1/companies/${company.country}/${company.companyNumber}/contacts`
 
 const Node = graphql(`

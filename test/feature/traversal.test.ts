@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { graphql } from '../gql/index.js'
+import { bigList, smartList } from '../support/fixtures.js'
 import { startStack } from '../support/stack.js'
 
 /**
@@ -17,8 +18,7 @@ const stack = await startStack({
 })
 const { demo } = stack
 const { data } = demo
-const big = data.lists.find((l) => l.type === 'STATIC' && l.amountOfCompanies > 500)
-if (!big) throw new Error('demo data has no large STATIC list')
+const big = bigList
 
 const Traversal = graphql(`
   query Traversal($listId: Int!, $companies: Int!) {
@@ -201,8 +201,7 @@ describe('list → 40 companies → financials + lookalikes(3) { name financials
   })
 
   it('a SMART list seen in the overview: its companies read with type=ALL beside its details', async () => {
-    const smart = data.lists.find((l) => l.type === 'SMART' && l.amountOfCompanies > 5)
-    if (!smart) throw new Error('demo data has no SMART list')
+    const smart = smartList
     await stack.post('{ lists(first: 500) { nodes { listId } } }')
     demo.reset()
     await expectRounds(

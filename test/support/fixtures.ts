@@ -1,5 +1,5 @@
 import { type DemoCompany, DemoData, type DemoList } from '../../src/demo-upstream/data.js'
-import { encodeGlobalId, type NodeType } from '../../src/schema/global-id.js'
+import { encodeGlobalId } from '../../src/schema/global-id.js'
 
 /**
  * The demo data set and the companies and lists the tests name. The data comes from one seed, so
@@ -61,8 +61,8 @@ export const smartList = list(1002, [
   ['more than 500 members', (l) => l.amountOfCompanies > 500],
 ])
 
-/** A global ID as the gateway makes it (src/schema/global-id.ts). */
-export const globalId = (type: NodeType, key: string | number) => encodeGlobalId(type, key)
+/** A global ID as the gateway makes it (src/schema/global-id.ts), of any type name. */
+export const globalId = (type: string, key: string | number) => encodeGlobalId(type, key)
 
 /** The global ID of a company. */
 export const companyId = (c: { country: string; companyNumber: string }) =>
