@@ -7,7 +7,7 @@ import { RELATIONSHIP_FAN_OUT } from '../../src/schema/upstream-cost.js'
 import { graphql } from '../gql/index.js'
 import { bigList, claes, companyArgs, companyId, globalId } from '../support/fixtures.js'
 import { serve } from '../support/serve.js'
-import { demoToken, startStack } from '../support/stack.js'
+import { costOf, demoToken, startStack } from '../support/stack.js'
 
 /**
  * The upstream budget (MAX_OPERATION_COST): estimated before execution from the costs the
@@ -24,13 +24,6 @@ const big = bigList
 // A company with every resource, for the walk over every field of the schema.
 const full = claes
 const at = companyArgs(full)
-
-interface Cost {
-  estimated: number
-  limit: number
-  upstreamCalls: number
-}
-const costOf = (body: { extensions?: Record<string, unknown> }) => body.extensions?.cost as Cost
 
 const FrontendPage = graphql(`
   query FrontendPage($listId: Int!) {
@@ -54,7 +47,7 @@ describe('the estimate before execution', () => {
   it('a normal frontend page (50 companies, latest statement, 3 named lookalikes, shareholders) fits the default budget', async () => {
     const result = await stack.execute(FrontendPage, { listId: big.id })
     expect(result.errors).toBeUndefined()
-    const cost = result.extensions?.cost as Cost
+    const cost = costOf(result)
     // list + members + 50 × (statements + lookalikes + 3 lookalike names + relationships)
     expect(cost).toEqual({
       estimated: 2 + 50 * 6,

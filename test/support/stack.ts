@@ -76,6 +76,16 @@ export interface StackOptions {
   tokens?: string[]
 }
 
+/** What an operation cost (its `extensions.cost`). */
+export interface Cost {
+  estimated: number
+  limit: number
+  upstreamCalls: number
+  cacheHits: number
+}
+
+export const costOf = (body: GraphQLResponse<unknown>) => body.extensions?.cost as Cost
+
 /** The demo token as a caller sends it. */
 export const demoToken = { authorization: `Bearer ${DEMO_TOKEN}` }
 
