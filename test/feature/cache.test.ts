@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { companyArgs, michiels } from '../support/fixtures.js'
 import { costOf, startStack } from '../support/stack.js'
 
@@ -27,6 +27,21 @@ const listPage = (fields: string) =>
   `{ list(listId: ${list.id}) { name companies(first: 5) { ${fields} } } }`
 
 const upstreamPaths = () => demo.calls().map((c) => c.path)
+
+/**
+ * In the describe block that calls it, the clock the cache reads (Date) stands still: an entry
+ * expires when `later()` moves the clock past it, however slow the machine runs. Timers
+ * (upstream delays, retries, timeouts) run for real.
+ */
+function stillClock() {
+  beforeAll(() => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+  })
+  afterAll(() => {
+    vi.useRealTimers()
+  })
+}
+const later = (ms: number) => vi.setSystemTime(Date.now() + ms)
 
 describe('one process', () => {
   it('answers a repeated operation from the cache: no upstream call, cacheHits counted', async () => {
@@ -114,15 +129,19 @@ describe('one process', () => {
     await stack.post(query)
     expect(upstreamPaths()).toHaveLength(3)
   })
-  it('lets the upstream’s max-age shorten the default TTL', async () => {
-    const query = `{ list(listId: ${list.id}) { createdBy } }`
-    demo.inject({ path: `/v1/lists/${list.id}`, headers: { 'cache-control': 'max-age=1' } })
-    await stack.post(query, {}, noCache)
-    await stack.post(query)
-    expect(upstreamPaths()).toHaveLength(1)
-    await sleep(1100)
-    await stack.post(query)
-    expect(upstreamPaths()).toHaveLength(2)
+  describe('with a clock that moves only when told', () => {
+    stillClock()
+
+    it('lets the upstream’s max-age shorten the default TTL', async () => {
+      const query = `{ list(listId: ${list.id}) { createdBy } }`
+      demo.inject({ path: `/v1/lists/${list.id}`, headers: { 'cache-control': 'max-age=1' } })
+      await stack.post(query, {}, noCache)
+      await stack.post(query)
+      expect(upstreamPaths()).toHaveLength(1)
+      later(1100)
+      await stack.post(query)
+      expect(upstreamPaths()).toHaveLength(2)
+    })
   })
 })
 
@@ -141,14 +160,16 @@ describe('separate callers', () => {
 })
 
 describe('expiry and stale-if-error', () => {
+  stillClock()
   const query = `{ list(listId: ${list.id}) { name } }`
 
   it('reads again once the TTL has passed', async () => {
     const { post, demo: upstream } = short
     await post(query)
+    later(900)
     await post(query)
     expect(upstream.calls()).toHaveLength(1)
-    await sleep(1100)
+    later(200)
     await post(query)
     expect(upstream.calls()).toHaveLength(2)
   })
@@ -156,7 +177,7 @@ describe('expiry and stale-if-error', () => {
   it('serves the expired entry when the upstream fails, and says so', async () => {
     const { post, demo: upstream } = short
     await post(query)
-    await sleep(1100)
+    later(1100)
     upstream.inject({ path: `/v1/lists/${list.id}`, status: 503 })
     const stale = await post(query)
     expect(stale.body.errors).toBeUndefined()
@@ -170,7 +191,7 @@ describe('expiry and stale-if-error', () => {
     const { post, demo: upstream } = short
     const query = `{ list(listId: ${failingList.id}) { name } }`
     await post(query)
-    await sleep(1100)
+    later(1100)
     upstream.inject({ path: `/v1/lists/${failingList.id}`, status: 503, delayMs: 100 })
     const first = post(query)
     await upstream.waitForCalls((calls) => calls.length >= 2)
@@ -183,7 +204,7 @@ describe('expiry and stale-if-error', () => {
   it('never serves a stale entry for a 401, nor to a caller who asked for no-cache', async () => {
     const { post, demo: upstream } = short
     await post(query)
-    await sleep(1100)
+    later(1100)
     upstream.inject({ path: `/v1/lists/${list.id}`, status: 401 })
     const refused = await post(query)
     expect(refused.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED')
