@@ -1,11 +1,11 @@
 import { once } from 'node:events'
 import { connect, type Socket } from 'node:net'
 import { Agent, fetch as undiciFetch } from 'undici'
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { DemoUpstream } from '../../src/demo-upstream/server.js'
 import { demoData } from '../support/fixtures.js'
 import { startGateway } from '../support/gateway-process.js'
-import { freePort } from '../support/process.js'
+import { freePort, waitForOutput } from '../support/process.js'
 
 /**
  * SIGTERM: the gateway process drains (operations in flight finish, idle and half-sent
@@ -51,7 +51,7 @@ describe('drain on SIGTERM', () => {
     })
     await upstream.waitForCalls((calls) => calls.length === 1)
     run.child.kill('SIGTERM')
-    await vi.waitFor(() => expect(run.output().stdout).toContain('draining'))
+    await waitForOutput(run, /draining/)
     // An impatient second signal changes nothing.
     run.child.kill('SIGTERM')
     // No new connection is taken.
@@ -92,7 +92,7 @@ describe('drain on SIGTERM', () => {
     expect(client.text()).toMatch(/^HTTP\/1\.1 200/)
     expect(client.text().toLowerCase()).toContain('connection: keep-alive')
     run.child.kill('SIGTERM')
-    await vi.waitFor(() => expect(run.output().stdout).toContain('draining'))
+    await waitForOutput(run, /draining/)
     held.release()
     await client.received((text) => text.includes('"hasNext":false') && text.endsWith('0\r\n\r\n'))
     // Empty lines between requests keep the connection from idling out (RFC 9112 §2.2 lets a

@@ -169,9 +169,10 @@ describe('a client that goes away mid-operation', async () => {
     leaving.abort()
     expect(await response).toBe('gone')
     held.release()
-    await vi.waitFor(() => {
-      expect(log.lines().filter((l) => l.msg === 'operation')).toHaveLength(1)
-    })
+    await vi.waitFor(
+      () => expect(log.lines().filter((l) => l.msg === 'operation')).toHaveLength(1),
+      { timeout: 10_000 },
+    )
     expect(log.lines().filter((l) => Number(l.level) >= 50)).toEqual([])
     const [line] = log.lines().filter((l) => l.msg === 'operation')
     expect(line?.status).not.toBe(500)
