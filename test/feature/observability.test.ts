@@ -1,5 +1,6 @@
 import { request } from 'undici'
 import { describe, expect, it, vi } from 'vitest'
+import type { ReceivedCall } from '../../src/demo-upstream/server.js'
 import { createLogger } from '../../src/observability/logger.js'
 import { bigList, companyArgs, michiels, smartList } from '../support/fixtures.js'
 import { logSink } from '../support/log-sink.js'
@@ -165,9 +166,14 @@ describe('a client that goes away mid-operation', async () => {
       }),
       signal: leaving.signal,
     }).catch(() => 'gone')
-    await demo.waitForCalls((calls) => calls.some((c) => c.path.endsWith('/financials')))
+    const statements = (calls: ReceivedCall[]) =>
+      calls.filter((c) => c.path.endsWith('/financials'))
+    // All five statements' reads are in flight (held) when the client leaves…
+    await demo.waitForCalls((calls) => statements(calls).length === 5)
     leaving.abort()
     expect(await response).toBe('gone')
+    // …and end with the operation: none arrives at the upstream in a later test.
+    await demo.waitForCalls((calls) => statements(calls).every((c) => c.abandoned))
     held.release()
     await vi.waitFor(
       () => expect(log.lines().filter((l) => l.msg === 'operation')).toHaveLength(1),
