@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
 
 /**
@@ -13,6 +14,9 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }],
   },
   test: {
+    // The files wait far more than they compute (loopback HTTP, child processes, timers): more of
+    // them at once than there are cores (vitest's default is one less than the cores).
+    maxWorkers: Math.max(3, availableParallelism()),
     testTimeout: 20_000,
     hookTimeout: 20_000,
     projects: [
@@ -24,6 +28,9 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           globalSetup: ['test/e2e/build-dist.ts'],
+          // Processes start and stop: slower than a request, much slower on a loaded machine.
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
         },
       },
     ],

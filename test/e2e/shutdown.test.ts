@@ -66,9 +66,7 @@ describe('drain on SIGTERM', () => {
     await agent.close()
   })
 
-  it('closes a keep-alive connection whose streamed response began before SIGTERM as soon as the stream ends, and exits then', {
-    timeout: 60_000,
-  }, async () => {
+  it('closes a keep-alive connection whose streamed response began before SIGTERM as soon as the stream ends, and exits then', async () => {
     const port = await freePort()
     const run = startGateway({
       PORT: String(port),
@@ -105,9 +103,7 @@ describe('drain on SIGTERM', () => {
     expect(run.output().stdout).toContain('"msg":"drained"')
   })
 
-  it('closes connections with no request in flight when the drain starts (silent, partial headers, partial body) and still answers the complete one', {
-    timeout: 60_000,
-  }, async () => {
+  it('closes connections with no request in flight when the drain starts (silent, partial headers, partial body) and still answers the complete one', async () => {
     const port = await freePort()
     const run = startGateway({
       PORT: String(port),
@@ -141,9 +137,7 @@ describe('drain on SIGTERM', () => {
     expect(run.output().stdout).not.toContain('SHUTDOWN_TIMEOUT_MS reached')
   })
 
-  it('exits at SHUTDOWN_TIMEOUT_MS even when a readiness check still waits for the upstream', {
-    timeout: 30_000,
-  }, async () => {
+  it('exits at SHUTDOWN_TIMEOUT_MS even when a readiness check still waits for the upstream', async () => {
     const port = await freePort()
     const run = startGateway({
       PORT: String(port),
