@@ -1,16 +1,14 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
-import { once } from 'node:events'
+import { type ChildProcess, execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { setTimeout as sleep } from 'node:timers/promises'
+import { type Child, spawnNode as spawnChild } from '../test/support/process.js'
+
+export { type Child, freePort, root, waitForHttp, waitForOutput } from '../test/support/process.js'
 
 /**
- * Child processes of `npm run bench`: started with only PATH and the given environment, their
- * readiness awaited, their CPU time and memory read from /proc, and every one of them killed
- * when the bench ends, however it ends (normal end, error, SIGINT, SIGTERM).
+ * Child processes of `npm run bench`, started and awaited as the e2e tests do theirs
+ * (test/support/process.ts): their CPU time and memory read from /proc, and every one of them
+ * killed when the bench ends, however it ends (normal end, error, SIGINT, SIGTERM).
  */
-
-/** The repository's root folder. */
-export const root = new URL('../', import.meta.url)
 
 const running = new Set<ChildProcess>()
 
@@ -40,108 +38,15 @@ process.once('unhandledRejection', (error) => {
   process.exit(1)
 })
 
-export interface Child {
-  name: string
-  pid: number
-  child: ChildProcess
-  /** The last 4 KiB of its stdout and stderr, to report why it failed. */
-  tail(): string
-  /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code (null: killed). */
-  stop(graceMs?: number): Promise<number | null>
-}
-
 /**
- * Starts `node <args>` in the repository root. `stdout: 'ignore'` sends its output to
- * /dev/null (a gateway logging every operation should not make the bench parse its log).
+ * Starts `node <args>` in the repository root (test/support/process.ts), to be stopped however
+ * the bench ends.
  */
-export function spawnNode(
-  name: string,
-  args: string[],
-  env: Record<string, string>,
-  options: { stdout?: 'pipe' | 'ignore' } = {},
-): Child {
-  const child = spawn(process.execPath, args, {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', options.stdout ?? 'pipe', 'pipe'],
-  })
-  if (child.pid === undefined) throw new Error(`${name}: could not start`)
-  running.add(child)
-  let tail = ''
-  const keep = (chunk: Buffer) => {
-    tail = (tail + chunk.toString()).slice(-4096)
-  }
-  child.stdout?.on('data', keep)
-  child.stderr?.on('data', keep)
-  const exited = once(child, 'exit').then(([code]) => {
-    running.delete(child)
-    return code as number | null
-  })
-  return {
-    name,
-    pid: child.pid,
-    child,
-    tail: () => tail,
-    stop: async (graceMs = 5000) => {
-      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode
-      child.kill('SIGTERM')
-      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs)
-      const code = await exited
-      clearTimeout(timer)
-      return code
-    },
-  }
-}
-
-/** Resolves with the first match of `pattern` in the child's stdout; rejects if it exits first. */
-export function waitForOutput(started: Child, pattern: RegExp, timeoutMs = 15_000) {
-  return new Promise<RegExpExecArray>((resolve, reject) => {
-    let seen = ''
-    const timer = setTimeout(
-      () => fail(new Error(`${started.name}: not ready after ${timeoutMs} ms`)),
-      timeoutMs,
-    )
-    const onData = (chunk: Buffer) => {
-      seen += chunk.toString()
-      const match = pattern.exec(seen)
-      if (match) {
-        cleanUp()
-        resolve(match)
-      }
-    }
-    const onExit = () =>
-      fail(new Error(`${started.name}: exited before it was ready:\n${started.tail()}`))
-    const cleanUp = () => {
-      clearTimeout(timer)
-      started.child.stdout?.off('data', onData)
-      started.child.off('exit', onExit)
-    }
-    const fail = (error: Error) => {
-      cleanUp()
-      reject(error)
-    }
-    started.child.stdout?.on('data', onData)
-    started.child.once('exit', onExit)
-  })
-}
-
-/** Polls `url` until it answers 200; rejects if the child exits or `timeoutMs` passes. */
-export async function waitForHttp(started: Child, url: string, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (started.child.exitCode !== null || started.child.signalCode !== null) {
-      throw new Error(`${started.name}: exited before it was ready:\n${started.tail()}`)
-    }
-    try {
-      const response = await fetch(url)
-      await response.arrayBuffer()
-      if (response.status === 200) return
-    } catch {
-      // not listening yet
-    }
-    await sleep(50)
-  }
-  throw new Error(`${started.name}: ${url} not 200 after ${timeoutMs} ms:\n${started.tail()}`)
+export function spawnNode(...args: Parameters<typeof spawnChild>): Child {
+  const started = spawnChild(...args)
+  running.add(started.child)
+  void started.exited.then(() => running.delete(started.child))
+  return started
 }
 
 /** Clock ticks per second of /proc/<pid>/stat's utime and stime (`getconf CLK_TCK`). */

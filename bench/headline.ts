@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { type Child, CLOCK_TICKS, memoryOf, root } from './children.js'
+import { type Child, CLOCK_TICKS, freePort, memoryOf, root } from './children.js'
 import { directTarget, graphqlTarget, type Target } from './headline/load.js'
 import { compare, measure, type Result, sameAnswers } from './headline/measure.js'
 import {
@@ -12,7 +12,7 @@ import {
   type SummaryRow,
   summaryOf,
 } from './headline/report.js'
-import { freePort, startBareYoga, startDemo, startGateway } from './headline/servers.js'
+import { startBareYoga, startDemo, startGateway } from './headline/servers.js'
 import {
   COMPANY_SPREAD,
   CONCURRENCY,

@@ -1,6 +1,5 @@
-import { createServer } from 'node:net'
 import { DEMO_TOKEN } from '../../src/demo-upstream/server.js'
-import { spawnNode, waitForHttp, waitForOutput } from '../children.js'
+import { freePort, spawnNode, waitForHttp, waitForOutput } from '../children.js'
 import { LOG_LEVEL } from './sizes.js'
 
 /**
@@ -8,14 +7,6 @@ import { LOG_LEVEL } from './sizes.js'
  * (`node dist/demo-upstream/main.js`), the gateway (`node dist/main.js`, production settings)
  * and a bare graphql-yoga server with the same schema shape (bench/bare-yoga.ts).
  */
-
-export async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1')
-  await new Promise((resolve) => server.once('listening', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 export async function startDemo(port: number, latencyMs: number) {
   const child = spawnNode(`demo upstream (${latencyMs} ms)`, ['dist/demo-upstream/main.js'], {

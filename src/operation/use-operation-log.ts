@@ -1,5 +1,4 @@
 import type { ExecutionResult } from 'graphql'
-import { getOperationAST } from 'graphql'
 import { isAsyncIterable, type Plugin } from 'graphql-yoga'
 import type { Context } from '../context.js'
 import type { Logger } from '../observability/logger.js'

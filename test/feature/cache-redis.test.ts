@@ -1,0 +1,199 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import { Redis } from 'ioredis'
+import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest'
+import { companyArgs, michiels } from '../support/fixtures.js'
+import {
+  REDIS_SKIP_REASON,
+  type RedisServer,
+  redisAvailable,
+  startRedis,
+} from '../support/redis.js'
+import { costOf, startStack } from '../support/stack.js'
+
+/**
+ * The cache of upstream reads across replicas sharing Redis: what one replica read serves the
+ * others, reads in flight shared between them, one UPSTREAM_RATE_LIMIT for all, and what a
+ * replica or Redis dying (or Redis never being there) does to callers. Every count is the demo
+ * upstream's own log.
+ */
+
+const stack = await startStack({ cacheTtlSeconds: 300, cacheStaleSeconds: 60 })
+/** A Redis the replicas share, when redis-server is installed. */
+const redis: RedisServer | undefined = redisAvailable ? await startRedis() : undefined
+afterAll(() => redis?.stop())
+const { demo } = stack
+const companyPage = `{ company(${companyArgs(michiels)}) {
+  name financials(first: 2) { nodes { endDate } } lookalikes(first: 2) { edges { score } } } }`
+
+describe.skipIf(!redisAvailable)(
+  redisAvailable
+    ? 'replicas sharing Redis'
+    : `replicas sharing Redis: skipped, ${REDIS_SKIP_REASON}`,
+  () => {
+    const replicas = () => {
+      const redisUrl = redis?.url
+      return [stack.replica({ redisUrl }), stack.replica({ redisUrl })] as const
+    }
+
+    it('replica 2 answers from what replica 1 read', async () => {
+      const [one, two] = replicas()
+      const first = await one.post(companyPage)
+      expect(first.body.errors).toBeUndefined()
+      expect(demo.calls().length).toBeGreaterThan(0)
+      demo.reset()
+      const second = await two.post(companyPage)
+      expect(second.body.data).toEqual(first.body.data)
+      expect(demo.calls()).toEqual([])
+      expect(costOf(second.body).cacheHits).toBeGreaterThan(0)
+      // Again, now from replica 2's own tier, where the answer came from Redis; and once more on
+      // a replica started after the reads (a restart against a warm Redis).
+      const third = stack.replica({ redisUrl: redis?.url })
+      for (const replica of [two, two, third, third]) {
+        const again = await replica.post(companyPage)
+        expect(again.body.errors).toBeUndefined()
+        expect(again.body.data).toEqual(first.body.data)
+      }
+      expect(demo.calls()).toEqual([])
+    })
+
+    it('keeps no token in Redis: keys hold a keyed hash', async () => {
+      const client = new Redis(redis?.url ?? '')
+      try {
+        const keys = await client.keys('*')
+        expect(keys.length).toBeGreaterThan(0)
+        for (const key of keys) expect(key).not.toContain('demo-token')
+      } finally {
+        client.disconnect()
+      }
+    })
+
+    it('makes 5 + 5 identical operations on two replicas cost about one set of calls', async () => {
+      const [one, two] = replicas()
+      const query = `{ lists(first: 7) { nodes { name } } }`
+      const held = demo.hold('/v1/lists')
+      const answers = [one, two].flatMap((replica) =>
+        Array.from({ length: 5 }, () => replica.post(query)),
+      )
+      await demo.waitForCalls((calls) => calls.length >= 1)
+      // Give the other replica time to find the lock and start waiting for the answer.
+      await sleep(100)
+      held.release()
+      const bodies = (await Promise.all(answers)).map((a) => a.body)
+      for (const body of bodies) expect(body.errors).toBeUndefined()
+      expect(demo.calls()).toHaveLength(1)
+      expect(bodies.reduce((sum, body) => sum + costOf(body).cacheHits, 0)).toBe(9)
+    })
+
+    it('holds UPSTREAM_RATE_LIMIT over both replicas together, as the upstream’s log shows', async () => {
+      const rate = 10
+      const redisUrl = redis?.url
+      const limited = [
+        stack.replica({ redisUrl, upstreamRateLimit: rate }),
+        stack.replica({ redisUrl, upstreamRateLimit: rate }),
+      ]
+      // 30 different reads, 15 from each replica, all at once.
+      const companies = demo.data.companies.slice(100, 130)
+      const started = Date.now()
+      const answers = companies.map((c, i) =>
+        limited[i % 2]?.post(
+          `{ company(country: ${c.country}, number: "${c.companyNumber}") { financials(first: 1) { totalCount } } }`,
+        ),
+      )
+      const bodies = (await Promise.all(answers)).map((a) => a?.body)
+      for (const body of bodies) expect(body?.errors).toBeUndefined()
+      const times = demo.calls().map((c) => c.at)
+      expect(times).toHaveLength(30)
+      // The shared bucket (GCRA, src/upstream/rate-limit.ts) holds one second's worth, then
+      // gives a turn every 100 ms: the k-th turn (from 0) comes no earlier than k·100 − 900 ms
+      // after `started`, whichever replica takes it. A busy machine only makes calls later than
+      // their turns, never earlier, so each call is held to that bound, counted from before the
+      // first turn (a few ms allowed: clocks read whole milliseconds). Without the shared bucket
+      // each replica would send its 15 within 0.5 s: the 11th call would come at once.
+      const interval = 1000 / rate
+      const earliest = (k: number) => started + k * interval - (1000 - interval) - 5
+      const early = times
+        .sort((a, b) => a - b)
+        .map((at, k) => ({ k, msBeforeTurn: earliest(k) - at }))
+        .filter(({ msBeforeTurn }) => msBeforeTurn > 0)
+      expect(early).toEqual([])
+    })
+
+    it('keeps the upstream’s max-age on the replica that waited for another’s read', async () => {
+      // The clock the cache reads (Date) stands still until the test moves it: the one-second
+      // entry cannot expire while the waiting replica, slow on a loaded machine, takes it.
+      vi.useFakeTimers({ toFake: ['Date'] })
+      onTestFinished(() => {
+        vi.useRealTimers()
+      })
+      const [one, two] = replicas()
+      const [, , , fourth] = demo.data.lists
+      const query = `{ list(listId: ${fourth?.id}) { name } }`
+      demo.inject({ path: `/v1/lists/${fourth?.id}`, headers: { 'cache-control': 'max-age=1' } })
+      const held = demo.hold(`/v1/lists/${fourth?.id}`)
+      const answers = [one.post(query), two.post(query)]
+      await demo.waitForCalls((calls) => calls.length >= 1)
+      await sleep(100)
+      held.release()
+      const bodies = (await Promise.all(answers)).map((answer) => answer.body)
+      expect(demo.calls()).toHaveLength(1)
+      // Whichever replica made no call waited for the other's read.
+      const waited = costOf(bodies[0] ?? { status: 0 }).upstreamCalls === 0 ? one : two
+      const loaded = waited === one ? two : one
+      vi.setSystemTime(Date.now() + 1100)
+      demo.reset()
+      // Expired on the replica that waited too: it reads again; the other takes that from Redis.
+      await waited.post(query)
+      expect(demo.calls()).toHaveLength(1)
+      await loaded.post(query)
+      expect(demo.calls()).toHaveLength(1)
+    })
+
+    it('lets go of a read whose replica died: the others load it themselves within a second', async () => {
+      const [, , , , fifth] = demo.data.lists
+      const query = `{ list(listId: ${fifth?.id}) { name } }`
+      const doomed = replicas()[0]
+      const held = demo.hold(`/v1/lists/${fifth?.id}`)
+      const lost = doomed.post(query)
+      await demo.waitForCalls((calls) => calls.length >= 1)
+      // Its connection to Redis is gone: it can neither finish nor renew its lock.
+      await doomed.gateway.close()
+      await lost.catch(() => undefined)
+      held.release()
+      // The survivor waits for the lock, which lapses within a second, well inside its deadline.
+      const survivor = stack.replica({ redisUrl: redis?.url, operationTimeoutMs: 1800 })
+      const answer = await survivor.post(query)
+      expect(answer.body.errors).toBeUndefined()
+      expect(answer.body.data).toEqual({ list: { name: fifth?.name } })
+    })
+
+    it('keeps serving when Redis dies mid-run, and uses it again when it is back', async () => {
+      const [one] = replicas()
+      const query = (first: number) => `{ lists(first: ${first}) { totalCount } }`
+      expect((await one.post(query(2))).body.errors).toBeUndefined()
+      await redis?.kill()
+      demo.reset()
+      const during = await one.post(query(3))
+      expect(during.body.errors).toBeUndefined()
+      expect(during.body.data).toEqual({ lists: { totalCount: demo.data.lists.length } })
+      expect(demo.calls()).toHaveLength(1)
+      // The in-process tier still answers what this replica read before.
+      demo.reset()
+      expect((await one.post(query(2))).body.errors).toBeUndefined()
+      expect(demo.calls()).toEqual([])
+      await redis?.restart()
+    })
+  },
+)
+
+describe('Redis unreachable from the start', () => {
+  it('serves from the upstream (and the in-process tier) as if there were no Redis', async () => {
+    const nowhere = stack.replica({ redisUrl: 'redis://127.0.0.1:1' })
+    const first = await nowhere.post(companyPage)
+    expect(first.body.errors).toBeUndefined()
+    const calls = demo.calls().length
+    expect(calls).toBeGreaterThan(0)
+    const again = await nowhere.post(companyPage)
+    expect(again.body.data).toEqual(first.body.data)
+    expect(demo.calls()).toHaveLength(calls)
+  })
+})

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest'
+import { claes, companyArgs, michiels } from '../support/fixtures.js'
+import { type Answer, demoToken, startStack } from '../support/stack.js'
+
+/**
+ * @defer and @stream: a page shows the list before the financials arrive, over multipart/mixed or
+ * text/event-stream, and the upstream budget covers the deferred parts like the rest.
+ */
+
+const stack = await startStack()
+const { demo } = stack
+const company = michiels
+const deferred = `{ company(${companyArgs(company)}) { name ... @defer(label: "money") { financials(first: 2) { totalCount } } } }`
+
+const send = (query: string, accept: string) =>
+  stack.request({ headers: { accept, ...demoToken }, body: { query } })
+
+type Part = {
+  data?: unknown
+  incremental?: { data?: unknown; path: unknown[]; label?: string; errors?: unknown[] }[]
+  hasNext: boolean
+  extensions?: { cost?: { upstreamCalls: number; estimated: number } }
+  errors?: { extensions?: { code?: string } }[]
+}
+
+/** The JSON parts of a multipart/mixed answer, in order. */
+function multipartParts({ text }: Answer): Part[] {
+  return text
+    .split(/\r?\n---/)
+    .map((chunk) => chunk.slice(chunk.indexOf('{')))
+    .filter((chunk) => chunk.startsWith('{'))
+    .map((chunk) => JSON.parse(chunk.slice(0, chunk.lastIndexOf('}') + 1)) as Part)
+}
+
+describe('@defer', () => {
+  it('sends the company first and its financials in a later part over multipart/mixed', async () => {
+    const response = await send(deferred, 'multipart/mixed')
+    expect(response.headers.get('content-type')).toMatch(/^multipart\/mixed/)
+    const parts = multipartParts(response)
+    expect(parts[0]).toMatchObject({ data: { company: { name: company.name } }, hasNext: true })
+    const last = parts.at(-1)
+    expect(last?.hasNext).toBe(false)
+    expect(parts.flatMap((p) => p.incremental ?? [])).toEqual([
+      {
+        data: { financials: { totalCount: demo.data.financialsOf(company).length } },
+        label: 'money',
+        path: ['company'],
+      },
+    ])
+    // The last part reports what the whole operation cost, deferred reads included.
+    expect(last?.extensions?.cost?.upstreamCalls).toBe(demo.calls().length)
+  })
+
+  it('a failed part nulls only what is in it: the other parts arrive whole', async () => {
+    const held = claes
+    demo.inject({ path: /\/relationships$/, status: 500 })
+    const response = await send(
+      `{ company(${companyArgs(held)}) { number
+        ... @defer(label: "owners") { shareholders { name } }
+        ... @defer(label: "peers") { lookalikes(first: 2) { nodes { number } } } } }`,
+      'multipart/mixed',
+    )
+    const parts = multipartParts(response)
+    expect(parts[0]).toMatchObject({ data: { company: { number: held.companyNumber } } })
+    const incremental = parts.flatMap((p) => p.incremental ?? [])
+    expect(incremental.find((i) => i.label === 'owners')).toMatchObject({
+      data: null,
+      errors: [{ path: ['company', 'shareholders'], extensions: { code: 'UPSTREAM_ERROR' } }],
+    })
+    expect(incremental.find((i) => i.label === 'peers')).toEqual({
+      data: {
+        lookalikes: {
+          nodes: demo.data
+            .lookalikesOf(held)
+            .slice(0, 2)
+            .map((l) => ({ number: l.company.companyNumber })),
+        },
+      },
+      path: ['company'],
+      label: 'peers',
+    })
+  })
+
+  it('streams over text/event-stream too', async () => {
+    const response = await send(deferred, 'text/event-stream')
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/)
+    const events = response.text
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice('data: '.length)) as Part)
+    expect(events[0]).toMatchObject({ data: { company: { name: company.name } }, hasNext: true })
+    expect(events.some((e) => e.incremental?.length)).toBe(true)
+  })
+
+  it('counts deferred parts in the estimate: a deferred fan-out over the budget is refused before any call', async () => {
+    const response = await send(
+      '{ lists(first: 500) { nodes { ... @defer { companies(first: 500) { nodes { financials(first: 1) { totalCount } } } } } } }',
+      'multipart/mixed',
+    )
+    const [part] = multipartParts(response)
+    expect(part?.errors?.map((e) => e.extensions?.code)).toEqual(['QUERY_TOO_COSTLY'])
+    expect(demo.calls()).toEqual([])
+  })
+
+  it('counts each deferred fragment as the payload it is: repeating a selection in deferred fragments cannot multiply the response past MAX_RESULT_OBJECTS', async () => {
+    const members =
+      'lists(first: 4) { nodes { companies(first: 500) { edges { matchedSince node { name place } } } } }'
+    const once = multipartParts(
+      await send(`{ ... @defer(label: "d0") { ${members} } }`, 'multipart/mixed'),
+    )
+    expect(once.flatMap((p) => p.errors ?? [])).toEqual([])
+    expect(once.flatMap((p) => p.incremental ?? [])).toHaveLength(1)
+    demo.reset()
+    // The same selection in 19 deferred fragments (20 directives are allowed): 19 payloads of it.
+    const copies = Array.from({ length: 19 }, (_, i) => `... @defer(label: "d${i}") { ${members} }`)
+    const [refused] = multipartParts(await send(`{ ${copies.join(' ')} }`, 'multipart/mixed'))
+    expect(refused?.errors?.map((e) => e.extensions?.code)).toEqual(['QUERY_TOO_COSTLY'])
+    expect(demo.calls()).toEqual([])
+  })
+})

@@ -1,0 +1,263 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
+import { DEMO_TOKEN, DemoUpstream } from '../../src/demo-upstream/server.js'
+import { createLogger } from '../../src/observability/logger.js'
+import { UpstreamClient } from '../../src/upstream/client.js'
+import { prepare } from '../../src/upstream/endpoint.js'
+import type { UpstreamError } from '../../src/upstream/errors.js'
+import { FairShare } from '../../src/upstream/fair-share.js'
+import { financials } from '../../src/upstream/resources/financials.js'
+import { listDetails } from '../../src/upstream/resources/lists.js'
+import { bigList, demoData, michiels } from '../support/fixtures.js'
+import { logSink } from '../support/log-sink.js'
+import { readScope, testTokenKey } from '../support/scope.js'
+import { serve } from '../support/serve.js'
+import { startStack } from '../support/stack.js'
+
+/**
+ * How the upstream client shares its connections between operations: round robin between
+ * callers, a read's timeout counted from when it is sent, waiting bounded by the operation's
+ * deadline, every request drawn from the operation's budget, nothing sent once it has ended.
+ */
+
+/**
+ * Watches the reads that ask the upstream client for a connection, until the test ends:
+ * `twoCallers()` resolves once reads of two callers (fairness keys) have asked.
+ */
+function watchQueue() {
+  const acquire = vi.spyOn(FairShare.prototype, 'acquire')
+  onTestFinished(() => acquire.mockRestore())
+  const keys = () => new Set(acquire.mock.calls.map(([key]) => key)).size
+  return { twoCallers: () => vi.waitFor(() => expect(keys()).toBe(2), { timeout: 10_000 }) }
+}
+
+describe('the upstream client in an operation’s scope', () => {
+  const demo = new DemoUpstream({ data: demoData })
+  const company = michiels
+  const log = logSink()
+  const clients: UpstreamClient[] = []
+  const clientWith = (maxConnections: number, timeoutMs = 2000) => {
+    const client = new UpstreamClient({
+      baseUrl: demo.url,
+      languageHeader: 'Accept-Language',
+      timeoutMs,
+      maxConnections,
+      maxResponseBytes: 1024 * 1024,
+      retry: { maxRetries: 2, baseDelayMs: 200, maxDelayMs: 400 },
+      logger: createLogger('debug', log.stream),
+      tokenKey: testTokenKey,
+    })
+    clients.push(client)
+    return client
+  }
+  beforeAll(() => demo.start())
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close()))
+    await demo.stop()
+  })
+  beforeEach(() => {
+    demo.reset()
+    log.clear()
+  })
+
+  const scope = readScope
+  const statements = prepare(financials, { company, limit: 2, offset: 0 })
+  const path = `/v1/companies/${company.country}/${company.companyNumber}/financials`
+  const outcome = (read: Promise<unknown>) =>
+    read.then(
+      () => 'ok',
+      (e: UpstreamError) => (e.cancelled ? 'cancelled' : e.code),
+    )
+
+  it('shares connections round robin: one read of a second caller overtakes a 20-read backlog', async () => {
+    const client = clientWith(2)
+    const queue = watchQueue()
+    const held = demo.hold(/^\/v1\//)
+    const heavy = Array.from({ length: 20 }, (_, i) =>
+      client.send(
+        prepare(financials, { company, limit: 1, offset: i }),
+        scope({ fairnessKey: 'heavy' }),
+      ),
+    )
+    await demo.waitForCalls((calls) => calls.length === 2)
+    const light = client.send(
+      prepare(listDetails, { listId: bigList.id }),
+      scope({ fairnessKey: 'light' }),
+    )
+    await queue.twoCallers()
+    held.release()
+    await Promise.all([...heavy, light])
+    const order = demo.calls().map((c) => c.path)
+    // Two in flight when it came, then its turn: third or fourth, not twenty-first.
+    expect(order.indexOf(`/v1/lists/${bigList.id}`)).toBeLessThanOrEqual(3)
+  })
+
+  it('counts a read’s timeout from when it is sent, not from when it was queued', async () => {
+    // One connection, four reads of 400 ms each: the last waits 1,200 ms, over its 1,000 ms
+    // timeout, but is answered 400 ms after it is sent.
+    const client = clientWith(1, 1000)
+    demo.latencyMs = 400
+    const reads = Array.from({ length: 4 }, (_, i) =>
+      outcome(client.send(prepare(financials, { company, limit: 1, offset: i }), scope())),
+    )
+    expect(await Promise.all(reads)).toEqual(['ok', 'ok', 'ok', 'ok'])
+  })
+
+  it('bounds the wait for a connection by the operation’s deadline: UPSTREAM_TIMEOUT, nothing sent', async () => {
+    const client = clientWith(1)
+    const held = demo.hold(path)
+    const first = client.send(statements, scope())
+    await demo.waitForCalls((calls) => calls.length === 1)
+    const late = await outcome(
+      client.send(
+        prepare(listDetails, { listId: bigList.id }),
+        scope({ deadline: Date.now() + 50 }),
+      ),
+    )
+    expect(late).toBe('UPSTREAM_TIMEOUT')
+    held.release()
+    await first
+    expect(demo.calls().map((c) => c.path)).toEqual([path])
+  })
+
+  it('draws every request from the budget, retries included, and sends none past it', async () => {
+    const client = clientWith(4)
+    demo.inject({ path, status: 503, times: 1 })
+    const ample = scope({ budget: 5 })
+    expect(await outcome(client.send(statements, ample))).toBe('ok')
+    expect([ample.spent, demo.calls().length]).toEqual([2, 2])
+
+    demo.reset()
+    const spent = scope({ budget: 0 })
+    expect(await outcome(client.send(statements, spent))).toBe('QUERY_TOO_COSTLY')
+    expect(demo.calls()).toEqual([])
+
+    // The retry the budget refuses: the read fails with what the upstream said.
+    demo.inject({ path, status: 503 })
+    const one = scope({ budget: 1 })
+    expect(await outcome(client.send(statements, one))).toBe('UPSTREAM_ERROR')
+    expect(demo.calls()).toHaveLength(1)
+  })
+
+  it('sends nothing once the operation ended: queued reads dropped, a read in flight aborted, no retry', async () => {
+    const client = clientWith(1)
+    const ended = new AbortController()
+    const held = demo.hold(path)
+    const inFlight = outcome(client.send(statements, scope({ signal: ended.signal })))
+    await demo.waitForCalls((calls) => calls.length === 1)
+    const queued = outcome(
+      client.send(prepare(listDetails, { listId: bigList.id }), scope({ signal: ended.signal })),
+    )
+    ended.abort()
+    expect(await inFlight).toBe('cancelled')
+    expect(await queued).toBe('cancelled')
+    held.release()
+
+    demo.reset()
+    demo.inject({ path, status: 503 })
+    const backingOff = new AbortController()
+    const retrying = outcome(client.send(statements, scope({ signal: backingOff.signal })))
+    await demo.waitForCalls((calls) => calls.some((c) => c.status === 503))
+    backingOff.abort()
+    expect(await retrying).toBe('cancelled')
+    expect(demo.calls()).toHaveLength(1)
+    expect(log.text()).not.toMatch(/"level":(40|50)/)
+  })
+
+  it('logs one line per failed read: warn with code, endpoint and status; 404 at info', async () => {
+    const client = clientWith(2)
+    demo.inject({ path, status: 503 })
+    await outcome(client.send(statements, scope()))
+    const lines = log.lines()
+    expect(lines.filter((l) => l.msg === 'retrying upstream read').map((l) => l.level)).toEqual([
+      20, 20,
+    ])
+    expect(lines.filter((l) => l.msg === 'upstream read failed')).toEqual([
+      expect.objectContaining({
+        level: 40,
+        code: 'UPSTREAM_ERROR',
+        status: 503,
+        attempts: 3,
+        endpoint: 'GET /v1/companies/{countryCode}/{companyNumber}/financials',
+      }),
+    ])
+    log.clear()
+    await outcome(client.send(prepare(listDetails, { listId: 4242 }), scope()))
+    expect(log.lines().filter((l) => l.msg === 'upstream read failed')).toEqual([
+      expect.objectContaining({ level: 30, code: 'NOT_FOUND', status: 404 }),
+    ])
+  })
+
+  it('logs, at debug level, one line per upstream request with its request id', async () => {
+    const client = clientWith(2)
+    demo.inject({ path, status: 503, times: 1 })
+    await client.send(statements, scope({ requestId: 'req-42' }))
+    expect(log.lines().filter((l) => l.msg === 'upstream call')).toEqual([
+      expect.objectContaining({
+        level: 20,
+        endpoint: '/v1/companies/{countryCode}/{companyNumber}/financials',
+        status: 503,
+        attempt: 1,
+        cache: 'off',
+        requestId: 'req-42',
+      }),
+      expect.objectContaining({ level: 20, status: 200, attempt: 2, requestId: 'req-42' }),
+    ])
+    expect(demo.calls().map((c) => c.requestId)).toEqual(['req-42', 'req-42'])
+  })
+})
+
+describe('through the gateway: callers are told apart by their token', async () => {
+  // Identical operations would share their reads through the cache: this is about queueing.
+  const stack = await startStack({ upstreamMaxConnections: 2 }, { tokens: ['heavy', 'light'] })
+  const upstream = stack.demo
+  const ask = async (token: string, query: string) =>
+    (await stack.post(query, {}, { authorization: `Bearer ${token}` })).body
+
+  it('a light caller’s one read overtakes a heavy caller’s eight queries queued before it', async () => {
+    const queue = watchQueue()
+    const held = upstream.hold(/^\/v1\//)
+    const heavy = Array.from({ length: 8 }, () =>
+      ask(
+        'heavy',
+        `{ list(listId: ${bigList.id}) { companies(first: 5) { nodes { financials(first: 1) { totalCount } } } } }`,
+      ),
+    )
+    // Two of the heavy caller's reads take both connections; six more wait.
+    await upstream.waitForCalls((calls) => calls.length === 2)
+    const light = ask('light', '{ lists(first: 1) { totalCount } }')
+    await queue.twoCallers()
+    held.release()
+    const answers = await Promise.all([...heavy, light])
+    expect(answers.map((a) => a.errors)).toEqual(answers.map(() => undefined))
+    const order = upstream.calls().map((c) => c.token)
+    expect(order.indexOf('light')).toBeLessThanOrEqual(3)
+  })
+})
+
+describe('through the gateway with a service token: callers without one are told apart by address', async () => {
+  const stack = await startStack({ upstreamToken: DEMO_TOKEN, upstreamMaxConnections: 2 })
+  const upstream = stack.demo
+  const address = `${(await serve(stack.gateway.yoga)).url}/graphql`
+  const ask = (query: string, headers: Record<string, string> = {}) =>
+    fetch(address, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ query }),
+    }).then((r) => r.json() as Promise<{ errors?: unknown[] }>)
+
+  it('eight operations sent without a token get one share between them, not eight', async () => {
+    const queue = watchQueue()
+    const held = upstream.hold(/^\/v1\//)
+    const heavy = Array.from({ length: 8 }, () =>
+      ask(`{ list(listId: ${bigList.id}) { companies(first: 5) { nodes { number } } } }`),
+    )
+    await upstream.waitForCalls((calls) => calls.length === 2)
+    const light = ask('{ lists(first: 1) { totalCount } }', { authorization: 'Bearer light' })
+    await queue.twoCallers()
+    held.release()
+    const answers = await Promise.all([...heavy, light])
+    expect(answers.map((a) => a.errors)).toEqual(answers.map(() => undefined))
+    // With one share per operation it would wait behind the other seven (about tenth).
+    expect(upstream.calls().findIndex((c) => c.path === '/v1/lists')).toBeLessThanOrEqual(5)
+  })
+})
