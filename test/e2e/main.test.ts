@@ -2,7 +2,7 @@ import { Script } from 'node:vm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DemoUpstream } from '../../src/demo-upstream/server.js'
 import { GRAPHIQL_TABS } from '../../src/http/graphiql.js'
-import { demoData } from '../support/fixtures.js'
+import { claes, companyArgs, demoData } from '../support/fixtures.js'
 import { startGateway } from '../support/gateway-process.js'
 import { freePort } from '../support/process.js'
 
@@ -23,6 +23,9 @@ describe('a bad setting', () => {
 })
 
 describe('without UPSTREAM_URL', () => {
+  const n = claes.companyNumber
+  const dotted = `${n.slice(0, 4)}.${n.slice(4, 7)}.${n.slice(7)}`
+
   it('serves GraphiQL, health, readiness and demo data, and drains on SIGTERM', async () => {
     const port = await freePort()
     const run = startGateway({ PORT: String(port) })
@@ -37,7 +40,8 @@ describe('without UPSTREAM_URL', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
         query:
-          '{ company(country: BE, number: "0922.178.703") { name financials(first: 1) { totalCount } } }',
+          // The number as people write it, dots and all.
+          `{ company(country: BE, number: "${dotted}") { name financials(first: 1) { totalCount } } }`,
       }),
     })
     const viaGet = await fetch(
@@ -46,11 +50,13 @@ describe('without UPSTREAM_URL', () => {
         headers: { accept: 'application/graphql-response+json' },
       },
     )
-    expect(((await viaGet.json()) as { data: unknown }).data).toEqual({ lists: { totalCount: 10 } })
+    expect(((await viaGet.json()) as { data: unknown }).data).toEqual({
+      lists: { totalCount: demoData.lists.length },
+    })
     const body = (await answer.json()) as {
       data: { company: { name: string; financials: { totalCount: number } } }
     }
-    expect(body.data.company.name).toBe('Brasserie Claes SA')
+    expect(body.data.company.name).toBe(claes.name)
     expect(body.data.company.financials.totalCount).toBeGreaterThan(0)
 
     run.child.kill('SIGTERM')
@@ -74,10 +80,10 @@ describe('with UPSTREAM_URL', () => {
     const answer = await fetch(`http://127.0.0.1:${port}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: 'Bearer caller-token' },
-      body: JSON.stringify({ query: '{ company(country: BE, number: "0922178703") { name } }' }),
+      body: JSON.stringify({ query: `{ company(${companyArgs(claes)}) { name } }` }),
     })
     expect(await answer.json()).toEqual({
-      data: { company: { name: 'Brasserie Claes SA' } },
+      data: { company: { name: claes.name } },
       extensions: { cost: { estimated: 1, upstreamCalls: 1, limit: 1000, cacheHits: 0 } },
     })
     expect(upstream.calls().map((c) => c.token)).toEqual(['caller-token'])

@@ -60,7 +60,9 @@ describe('drain on SIGTERM', () => {
     const answer = await busy
     expect(answer.status).toBe(200)
     expect(answer.headers.get('connection')).toBe('close')
-    expect(await answer.json()).toMatchObject({ data: { lists: { totalCount: 10 } } })
+    expect(await answer.json()).toMatchObject({
+      data: { lists: { totalCount: demoData.lists.length } },
+    })
     expect(await run.exited).toBe(0)
     expect(run.output().stdout).toContain('"msg":"drained"')
     await agent.close()
@@ -132,7 +134,7 @@ describe('drain on SIGTERM', () => {
     await complete.closed
     expect(complete.text()).toMatch(/^HTTP\/1\.1 200/)
     expect(complete.text().toLowerCase()).toContain('connection: close')
-    expect(complete.text()).toContain('"lists":{"totalCount":10}')
+    expect(complete.text()).toContain(`"lists":{"totalCount":${demoData.lists.length}}`)
     expect(await run.exited).toBe(0)
     expect(run.output().stdout).not.toContain('SHUTDOWN_TIMEOUT_MS reached')
   })

@@ -1,6 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest'
+import { RedisLink } from '../../src/upstream/cache/redis.js'
 import { companyArgs, michiels } from '../support/fixtures.js'
 import {
   REDIS_SKIP_REASON,
@@ -24,6 +24,19 @@ afterAll(() => redis?.stop())
 const { demo } = stack
 const companyPage = `{ company(${companyArgs(michiels)}) {
   name financials(first: 2) { nodes { endDate } } lookalikes(first: 2) { edges { score } } } }`
+
+/**
+ * Watches, until the test ends, for a replica waiting for another's load: one that found the
+ * load's lock taken and looks again. Released before that, a held read would race a replica
+ * still on its way to the lock (it may miss both the lock and the answer, and load too).
+ */
+function watchWaiting() {
+  const held = vi.spyOn(RedisLink.prototype, 'held')
+  onTestFinished(() => held.mockRestore())
+  return {
+    replica: () => vi.waitFor(() => expect(held).toHaveBeenCalled(), { timeout: 10_000 }),
+  }
+}
 
 describe.skipIf(!redisAvailable)(
   redisAvailable
@@ -70,13 +83,13 @@ describe.skipIf(!redisAvailable)(
     it('makes 5 + 5 identical operations on two replicas cost about one set of calls', async () => {
       const [one, two] = replicas()
       const query = `{ lists(first: 7) { nodes { name } } }`
+      const waiting = watchWaiting()
       const held = demo.hold('/v1/lists')
       const answers = [one, two].flatMap((replica) =>
         Array.from({ length: 5 }, () => replica.post(query)),
       )
       await demo.waitForCalls((calls) => calls.length >= 1)
-      // Give the other replica time to find the lock and start waiting for the answer.
-      await sleep(100)
+      await waiting.replica()
       held.release()
       const bodies = (await Promise.all(answers)).map((a) => a.body)
       for (const body of bodies) expect(body.errors).toBeUndefined()
@@ -129,10 +142,11 @@ describe.skipIf(!redisAvailable)(
       const [, , , fourth] = demo.data.lists
       const query = `{ list(listId: ${fourth?.id}) { name } }`
       demo.inject({ path: `/v1/lists/${fourth?.id}`, headers: { 'cache-control': 'max-age=1' } })
+      const waiting = watchWaiting()
       const held = demo.hold(`/v1/lists/${fourth?.id}`)
       const answers = [one.post(query), two.post(query)]
       await demo.waitForCalls((calls) => calls.length >= 1)
-      await sleep(100)
+      await waiting.replica()
       held.release()
       const bodies = (await Promise.all(answers)).map((answer) => answer.body)
       expect(demo.calls()).toHaveLength(1)

@@ -171,7 +171,7 @@ describe('no leaks', () => {
     const log = logSink()
     // Callers bring their own tokens; reads in flight are shared between the callers who may.
     const callers = await startStack(
-      { production: true, upstreamTimeoutMs: 500, cacheTtlSeconds: 300 },
+      { production: true, cacheTtlSeconds: 300 },
       {
         logger: createLogger('debug', log.stream),
         tokens: ['secret-caller-token', 'alice', 'bob'],

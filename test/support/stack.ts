@@ -91,9 +91,10 @@ export const demoToken = { authorization: `Bearer ${DEMO_TOKEN}` }
 
 /**
  * One demo upstream and gateway for a test file (or a describe block); calls and faults are
- * reset before each test, and everything is closed after all of them. The cache of reads across
- * operations is off unless `config` turns it on, so that every test sees the upstream calls its
- * operations make.
+ * reset before each test, and everything is closed after all of them. The settings are the
+ * defaults of contract/runtime.md (UPSTREAM_TIMEOUT_MS too: a loaded machine can hold a read for
+ * seconds), except the cache of reads across operations: off unless `config` turns it on, so
+ * that every test sees the upstream calls its operations make.
  */
 export async function startStack(
   config: Partial<GatewayConfig> = {},
@@ -106,7 +107,6 @@ export async function startStack(
     const gateway = createGateway(
       {
         ...loadConfig({}),
-        upstreamTimeoutMs: 2000,
         cacheTtlSeconds: 0,
         ...overrides,
         upstreamUrl: url,
