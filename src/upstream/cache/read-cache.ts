@@ -215,10 +215,13 @@ export class ReadCache {
     if (mine) return mine
     while (Date.now() + POLL_MS < options.deadline) {
       await sleep(POLL_MS, undefined, { signal: options.signal })
+      // The lock before the answer: its holder stores the answer before it lets go, so once the
+      // lock is seen gone, an answer not found after it was never stored.
+      const held = await redis.held(lockKey(key))
       const value = await this.bento.get({ key, grace: false })
       if (value !== undefined) return { value }
       // The other replica gave up or failed: take over its load.
-      if (!(await redis.held(lockKey(key)))) return (await take()) ?? {}
+      if (!held) return (await take()) ?? {}
     }
     return {}
   }
