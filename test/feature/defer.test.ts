@@ -64,7 +64,7 @@ describe('@defer', () => {
     expect(parts[0]).toMatchObject({ data: { company: { number: held.companyNumber } } })
     const incremental = parts.flatMap((p) => p.incremental ?? [])
     expect(incremental.find((i) => i.label === 'owners')).toMatchObject({
-      data: null,
+      data: { shareholders: null },
       errors: [{ path: ['company', 'shareholders'], extensions: { code: 'UPSTREAM_ERROR' } }],
     })
     expect(incremental.find((i) => i.label === 'peers')).toEqual({
