@@ -4,6 +4,7 @@ import { DEMO_TOKEN } from '../../src/demo-upstream/server.js'
 import { maskError } from '../../src/errors/graphql-errors.js'
 import { CompanyDirectory } from '../../src/loaders/company-directory.js'
 import { createLogger } from '../../src/observability/logger.js'
+import { bugInReads } from '../support/bug.js'
 import { claes, companyArgs, michiels } from '../support/fixtures.js'
 import { logSink } from '../support/log-sink.js'
 import { demoToken, startStack } from '../support/stack.js'
@@ -286,6 +287,42 @@ describe('an unexpected error, whatever its shape, is INTERNAL_SERVER_ERROR', ()
     }
   })
 })
+
+describe('an unexpected error inside a nullable field nulls that field only', () => {
+  const query = `{ company(${companyArgs(michiels)}) { number
+    lookalikes(first: 2) { totalCount } shareholders { name } }
+    lists(first: 1) { totalCount } }`
+
+  it.each([
+    [['lookalikes'], { shareholders: michielsShareholders() }],
+    [['lookalikes', 'relationships'], { shareholders: null }],
+  ])(
+    'a bug in the reads of %j: HTTP 200, those fields null, the rest answered',
+    async (broken, rest) => {
+      const bug = bugInReads(broken)
+      try {
+        const { status, body } = await stack.post(query)
+        expect(status).toBe(200)
+        expect(body.data).toEqual({
+          company: { number: michiels.companyNumber, lookalikes: null, ...rest },
+          lists: { totalCount: data.lists.length },
+        })
+        expect(body.errors?.map((e) => [e.path?.join('.'), e.extensions?.code]).sort()).toEqual(
+          (rest.shareholders ? ['lookalikes'] : ['lookalikes', 'shareholders']).map((field) => [
+            `company.${field}`,
+            'INTERNAL_SERVER_ERROR',
+          ]),
+        )
+      } finally {
+        bug.mockRestore()
+      }
+    },
+  )
+})
+
+function michielsShareholders() {
+  return data.relationshipsOf(michiels).parents.map((p) => ({ name: p.name ?? null }))
+}
 
 describe('logs: expected failures once, at their level, with their code', async () => {
   const log = logSink()
