@@ -5,7 +5,7 @@ import { createYoga, useReadinessCheck, type YogaServerInstance } from 'graphql-
 import type { Config } from './config.js'
 import { type Context, contextFactory } from './context.js'
 import { keyedHash } from './domain/keyed-hash.js'
-import { maskError } from './errors/graphql-errors.js'
+import { maskError, UNEXPECTED_ERROR } from './errors/graphql-errors.js'
 import { useDrain } from './http/drain.js'
 import { graphiqlOptions } from './http/graphiql.js'
 import { useAcceptCheck } from './http/use-accept-check.js'
@@ -20,6 +20,7 @@ import { GatewayMetrics } from './observability/metrics.js'
 import { propagateOnly, type Telemetry } from './observability/tracing-sdk.js'
 import { operationShapeLimits } from './operation/shape-limits.js'
 import { useExecutionCancellation } from './operation/use-execution-cancellation.js'
+import { useIncrementalErrorMasking } from './operation/use-incremental-error-masking.js'
 import { useOperationBudget } from './operation/use-operation-budget.js'
 import { useOperationLog } from './operation/use-operation-log.js'
 import { useOperationTracing } from './operation/use-operation-tracing.js'
@@ -84,10 +85,11 @@ export function createGateway(
       useExecutionCancellation(),
       // @defer and @stream over multipart/mixed and text/event-stream.
       useDeferStream(),
+      useIncrementalErrorMasking((error) => maskError(error, UNEXPECTED_ERROR, !config.production)),
       // After every request parser is set (yoga's own come first).
       useBodyLimit(config.maxBodyBytes),
     ],
-    maskedErrors: { maskError, isDev: !config.production },
+    maskedErrors: { maskError, errorMessage: UNEXPECTED_ERROR, isDev: !config.production },
     logging: logger ? yogaLogger(logger) : false,
   })
   return {

@@ -80,6 +80,9 @@ function isCoded(error: unknown): error is GraphQLError {
   return error instanceof GraphQLError && typeof error.extensions?.code === 'string'
 }
 
+/** What a client sees of an unexpected error in production (yoga's own default too). */
+export const UNEXPECTED_ERROR = 'Unexpected error.'
+
 /**
  * yoga's maskError hook. A coded error passes unchanged, so yoga neither masks it nor logs it as
  * unexpected. yoga's refusals of a malformed request carry an HTTP status but no code: they are

@@ -1,5 +1,6 @@
 import SchemaBuilder from '@pothos/core'
 import DataloaderPlugin from '@pothos/plugin-dataloader'
+import DirectivesPlugin from '@pothos/plugin-directives'
 import RelayPlugin from '@pothos/plugin-relay'
 import type { Context } from '../context.js'
 import { decodeGlobalId, encodeGlobalId } from './global-id.js'
@@ -19,9 +20,15 @@ export const builder = new SchemaBuilder<{
   DefaultFieldNullability: false
   DefaultEdgesNullability: { list: false; items: false }
   DefaultNodeNullability: false
+  Directives: {
+    /** src/schema/semantic-non-null.ts */
+    semanticNonNull: { locations: 'FIELD_DEFINITION'; args: { levels?: number[] } }
+  }
 }>({
   defaultFieldNullability: false,
-  plugins: [RelayPlugin, DataloaderPlugin],
+  plugins: [DirectivesPlugin, RelayPlugin, DataloaderPlugin],
+  // The shape @graphql-tools/utils reads, so printSchemaWithDirectives prints each use once.
+  directives: { useGraphQLToolsUnorderedDirectives: true },
   relay: {
     clientMutationId: 'omit',
     encodeGlobalID: encodeGlobalId,

@@ -96,10 +96,12 @@ export function companyFromId(key: string): CompanyKey {
 }
 
 /**
- * A company asked for by number (company(), node()): it resolves once the upstream has shown it
- * has it, and is null otherwise: with NOT_FOUND when the upstream does not know it, with the
- * failure's own code when it could not say. The reads its selected fields need start first, so
- * that one of them is the check: no extra upstream call and no extra round trip.
+ * A company asked for by number (company(), node()). The reads its selected fields need start
+ * first, so that one of them is the check: no extra upstream call and no extra round trip. The
+ * company is null when the upstream says it does not know it (NOT_FOUND) or refuses the caller
+ * (UNAUTHENTICATED, FORBIDDEN). When its reads failed for a reason that says nothing of the
+ * company (5xx, timeout, 429, a bad body), it is returned with what the caller gave, each of
+ * those fields null with its own error; with no such field to carry the error, it is null with it.
  */
 export async function existingCompany(
   company: CompanyKey,
@@ -107,13 +109,15 @@ export async function existingCompany(
   info: GraphQLResolveInfo,
 ): Promise<CompanyRef> {
   const type = info.schema.getType('Company') as GraphQLObjectType
-  // A field that refused its arguments nulls the company anyway: no read to check it.
-  if (await startSelectedReads(company, type, ctx, info)) return company
+  const fieldsRead = await startSelectedReads(company, type, ctx, info)
   try {
     await ctx.loaders.companies.verify(company)
   } catch (error) {
-    if ((error as UpstreamError).code !== 'NOT_FOUND') throw error
-    throw notFound(`The upstream knows no company ${company.country} ${company.companyNumber}.`)
+    const code = (error as UpstreamError).code
+    if (code === 'NOT_FOUND') {
+      throw notFound(`The upstream knows no company ${company.country} ${company.companyNumber}.`)
+    }
+    if (code === 'UNAUTHENTICATED' || code === 'FORBIDDEN' || fieldsRead === 0) throw error
   }
   return company
 }

@@ -7,6 +7,7 @@ import { builder } from './builder.js'
 import { CompanyType, companyFromId } from './company.js'
 import { ListNode } from './list.js'
 import { connectionKey, MAX_PAGE, pageOverOffsets, sliceOf } from './paging.js'
+import { readBacked } from './semantic-non-null.js'
 import { pagedCost, upstreamCost } from './upstream-cost.js'
 
 /** Contact persons, of a company or saved in a list. */
@@ -146,6 +147,7 @@ function filterValues(values: readonly string[] | null | undefined, argument: st
 builder.objectField(CompanyType, 'contacts', (t) =>
   t.connection(
     {
+      ...readBacked,
       type: ContactNode,
       description:
         'Contact persons of the company, filtered upstream. Relay paging, at most 500 per page, 20 by default.',
@@ -214,6 +216,7 @@ builder.objectField(CompanyType, 'contacts', (t) =>
 builder.objectField(ListNode, 'contacts', (t) =>
   t.connection(
     {
+      ...readBacked,
       type: ContactNode,
       description:
         'Contact persons saved in the list, each with its company. Relay paging, at most 500 per page.',

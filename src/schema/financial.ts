@@ -2,6 +2,7 @@ import { type Financial, financials } from '../upstream/resources/financials.js'
 import { builder } from './builder.js'
 import { CompanyType } from './company.js'
 import { connectionKey, pageOverOffsets, sliceOf } from './paging.js'
+import { readBacked } from './semantic-non-null.js'
 import { pagedCost } from './upstream-cost.js'
 
 /**
@@ -159,6 +160,7 @@ const FinancialType = builder.objectRef<Financial>('Financial').implement({
 builder.objectField(CompanyType, 'financials', (t) =>
   t.connection(
     {
+      ...readBacked,
       type: FinancialType,
       description:
         'Financial statements per bookkeeping period, in the order the upstream gives them (it does not document one). Relay paging: first/after forward, last/before backward; at most 500 per page, 20 by default.',

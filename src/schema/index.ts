@@ -1,5 +1,6 @@
-import { lexicographicSortSchema } from 'graphql'
+import { lexicographicSortSchema, specifiedDirectives } from 'graphql'
 import { builder } from './builder.js'
+import { semanticNonNullDirective } from './semantic-non-null.js'
 import './query.js'
 import './node.js'
 import './scalars.js'
@@ -12,4 +13,6 @@ import './list.js'
 import './contact.js'
 
 /** The gateway's schema, types sorted so that the printed schema.graphql is stable. */
-export const schema = lexicographicSortSchema(builder.toSchema())
+export const schema = lexicographicSortSchema(
+  builder.toSchema({ directives: [...specifiedDirectives, semanticNonNullDirective] }),
+)

@@ -7,6 +7,7 @@ import { builder } from './builder.js'
 import { CompanyType } from './company.js'
 import { connectionKey, pageOverOffsets, sliceOf } from './paging.js'
 import { startSelectedReads } from './prefetch.js'
+import { readBacked } from './semantic-non-null.js'
 import { pagedCost, upstreamCost } from './upstream-cost.js'
 
 /** The caller's lists of companies, and the companies in them. */
@@ -94,6 +95,7 @@ export const ListNode = builder.loadableNode(builder.objectRef<List>('List'), {
     }),
     companies: t.connection(
       {
+        ...readBacked,
         type: CompanyType,
         description:
           'Companies in the list, in upstream order. Each edge says since when the company is in the list. Relay paging, at most 500 per page, 20 by default.',
@@ -141,6 +143,7 @@ export const ListNode = builder.loadableNode(builder.objectRef<List>('List'), {
 builder.queryFields((t) => ({
   lists: t.connection(
     {
+      ...readBacked,
       type: ListNode,
       description:
         'Lists of the caller. Relay cursor paging (first/after forward, last/before backward).',

@@ -3,6 +3,7 @@ import { lookalikes } from '../upstream/resources/lookalikes.js'
 import { builder } from './builder.js'
 import { CompanyType } from './company.js'
 import { connectionKey, pageOverOffsets } from './paging.js'
+import { readBacked } from './semantic-non-null.js'
 import { unpagedCost } from './upstream-cost.js'
 
 /** Similar companies. The upstream returns them in one unpaged array; the gateway pages it. */
@@ -10,6 +11,7 @@ import { unpagedCost } from './upstream-cost.js'
 builder.objectField(CompanyType, 'lookalikes', (t) =>
   t.connection(
     {
+      ...readBacked,
       type: CompanyType,
       description:
         'Similar companies, best first. The upstream returns them unpaged; the gateway pages them with the same cursors and semantics as every other connection (one upstream call, whatever the page).',

@@ -1,9 +1,4 @@
-import {
-  type GraphQLObjectType,
-  type GraphQLResolveInfo,
-  getArgumentValues,
-  isNonNullType,
-} from 'graphql'
+import { type GraphQLObjectType, type GraphQLResolveInfo, getArgumentValues } from 'graphql'
 import { collectSubfields } from 'graphql/execution/collectFields.js'
 import type { Context } from '../context.js'
 import { readsUpstream } from './upstream-cost.js'
@@ -15,15 +10,15 @@ import { readsUpstream } from './upstream-cost.js'
  * read twice. Used where a parent must wait for an answer (does the company exist?) that its
  * children's reads give anyway: they run together instead of one round trip after the other.
  *
- * Resolves, once their argument checks have run, to whether a non-null field refused its
- * arguments (BAD_USER_INPUT): then the parent is null with that error whatever else happens.
+ * Resolves, once their argument checks have run, to how many of those fields accepted their
+ * arguments: each of them reports its read's failure at its own path.
  */
 export async function startSelectedReads(
   parent: unknown,
   type: GraphQLObjectType,
   ctx: Context,
   info: GraphQLResolveInfo,
-): Promise<boolean> {
+): Promise<number> {
   const selected = collectSubfields(
     info.schema,
     info.fragments,
@@ -32,23 +27,24 @@ export async function startSelectedReads(
     info.fieldNodes,
   )
   const definitions = type.getFields()
-  let refused = false
+  let reading = 0
   const refuses = (error: unknown) =>
     (error as { extensions?: { code?: unknown } })?.extensions?.code === 'BAD_USER_INPUT'
   for (const [node] of selected.values()) {
     const definition = node && definitions[node.name.value]
     if (!node || !definition?.resolve || !readsUpstream(definition)) continue
-    const nonNull = isNonNullType(definition.type)
     try {
       const args = getArgumentValues(definition, node, info.variableValues)
-      Promise.resolve(definition.resolve(parent, args, ctx, info)).catch((error) => {
-        refused ||= nonNull && refuses(error)
+      const read = Promise.resolve(definition.resolve(parent, args, ctx, info))
+      reading++
+      read.catch((error) => {
+        if (refuses(error)) reading--
       })
-    } catch (error) {
-      refused ||= nonNull && refuses(error)
+    } catch {
+      // Refused at once: no read. The field reports it when execution reaches it.
     }
   }
   // Argument checks run before any await in the resolvers: settled by the next macrotask.
   await new Promise((resolve) => setImmediate(resolve))
-  return refused
+  return reading
 }

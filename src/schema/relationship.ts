@@ -2,6 +2,7 @@ import type { Context } from '../context.js'
 import { type Relationship, relationships } from '../upstream/resources/relationships.js'
 import { builder } from './builder.js'
 import { type CompanyRef, CompanyType } from './company.js'
+import { readBackedList } from './semantic-non-null.js'
 import { RELATIONSHIP_FAN_OUT, upstreamCost } from './upstream-cost.js'
 
 /** Shareholders and participations (upstream parents and children), from one upstream call. */
@@ -55,12 +56,14 @@ const relationshipsCost = upstreamCost({
 
 builder.objectFields(CompanyType, (t) => ({
   shareholders: t.field({
+    ...readBackedList,
     type: [RelationshipType],
     description: 'Companies and parties owning a share of this company (upstream: parents).',
     extensions: relationshipsCost,
     resolve: (company, _args, ctx) => relatedParties(company, 'parents', ctx),
   }),
   participations: t.field({
+    ...readBackedList,
     type: [RelationshipType],
     description: 'Companies this company owns a share of (upstream: children).',
     extensions: relationshipsCost,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { bugInReads } from '../support/bug.js'
 import { claes, companyArgs, michiels } from '../support/fixtures.js'
 import { type Answer, demoToken, startStack } from '../support/stack.js'
 
@@ -51,6 +52,55 @@ describe('@defer', () => {
     expect(last?.extensions?.cost?.upstreamCalls).toBe(demo.calls().length)
   })
 
+  const production = stack.replica({ production: true })
+  it.each([
+    ['development', stack],
+    ['production', production],
+  ])(
+    'a bug inside a deferred nullable field nulls that field only, coded and masked (%s): HTTP 200, every part arrives',
+    async (mode, client) => {
+      const bug = bugInReads(['lookalikes'])
+      try {
+        const response = await client.request({
+          headers: { accept: 'multipart/mixed', ...demoToken },
+          body: {
+            query: `{ company(${companyArgs(claes)}) { number
+          ... @defer(label: "peers") { lookalikes(first: 2) { totalCount } }
+          ... @defer(label: "owners") { shareholders { name } } } }`,
+          },
+        })
+        expect(response.status).toBe(200)
+        const parts = multipartParts(response)
+        expect(parts[0]).toMatchObject({ data: { company: { number: claes.companyNumber } } })
+        const incremental = parts.flatMap((p) => p.incremental ?? [])
+        expect(incremental.find((i) => i.label === 'peers')).toMatchObject({
+          data: { lookalikes: null },
+          errors: [
+            {
+              path: ['company', 'lookalikes'],
+              message: 'Unexpected error.',
+              extensions: { code: 'INTERNAL_SERVER_ERROR' },
+            },
+          ],
+        })
+        expect(incremental.find((i) => i.label === 'owners')).toEqual({
+          data: {
+            shareholders: demo.data
+              .relationshipsOf(claes)
+              .parents.map((p) => ({ name: p.name ?? null })),
+          },
+          path: ['company'],
+          label: 'owners',
+        })
+        expect(parts.at(-1)?.hasNext).toBe(false)
+        // Development shows the bug (yoga's originalError); production never does.
+        expect(response.text.includes('reading')).toBe(mode === 'development')
+      } finally {
+        bug.mockRestore()
+      }
+    },
+  )
+
   it('a failed part nulls only what is in it: the other parts arrive whole', async () => {
     const held = claes
     demo.inject({ path: /\/relationships$/, status: 500 })
@@ -64,7 +114,7 @@ describe('@defer', () => {
     expect(parts[0]).toMatchObject({ data: { company: { number: held.companyNumber } } })
     const incremental = parts.flatMap((p) => p.incremental ?? [])
     expect(incremental.find((i) => i.label === 'owners')).toMatchObject({
-      data: null,
+      data: { shareholders: null },
       errors: [{ path: ['company', 'shareholders'], extensions: { code: 'UPSTREAM_ERROR' } }],
     })
     expect(incremental.find((i) => i.label === 'peers')).toEqual({

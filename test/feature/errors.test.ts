@@ -4,6 +4,7 @@ import { DEMO_TOKEN } from '../../src/demo-upstream/server.js'
 import { maskError } from '../../src/errors/graphql-errors.js'
 import { CompanyDirectory } from '../../src/loaders/company-directory.js'
 import { createLogger } from '../../src/observability/logger.js'
+import { bugInReads } from '../support/bug.js'
 import { claes, companyArgs, michiels } from '../support/fixtures.js'
 import { logSink } from '../support/log-sink.js'
 import { demoToken, startStack } from '../support/stack.js'
@@ -162,29 +163,42 @@ describe('an error points at what failed', () => {
     ])
   })
 
-  it('whose null reaches the root while another field still reads: data is null, with that error', async () => {
+  it('a failed connection at the root nulls that field alone: the other root field is answered', async () => {
     demo.inject({ path: '/v1/lists', status: 404, times: 1 })
     demo.inject({ path: '/v1/lists', delayMs: 300 })
     const { body } = await stack.post(
       '{ a: lists(first: 1) { totalCount } b: lists(first: 50) { totalCount } }',
     )
-    expect(body.data).toBeNull()
-    // Whichever read reached the upstream first failed.
+    // Whichever read reached the upstream first failed; the other waited and is there.
+    const failed = body.errors?.[0]?.path?.[0] as 'a' | 'b'
     expect(body.errors?.map((e) => e.extensions?.code)).toEqual(['NOT_FOUND'])
-    expect([['a'], ['b']]).toContainEqual(body.errors?.[0]?.path)
+    expect(body.data).toEqual({
+      a: null,
+      b: null,
+      [failed === 'a' ? 'b' : 'a']: { totalCount: data.lists.length },
+    })
   })
 
-  it('once per place its null lands on: one list item failing nulls the whole response once', async () => {
+  it('one list item failing nulls its own field: the other items are whole', async () => {
     const companies = /\/v1\/lists\/[^/]+\/companies/
     demo.inject({ path: companies, status: 404, times: 1 })
     demo.inject({ path: companies, delayMs: 300 })
     const { body } = await stack.post(
-      '{ lists(first: 3) { nodes { name companies(first: 1) { totalCount } } } }',
+      '{ lists(first: 3) { nodes { listId companies(first: 1) { totalCount } } } }',
     )
-    expect(body.data).toBeNull()
     expect(body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
       [['lists', 'nodes', expect.any(Number), 'companies'], 'NOT_FOUND'],
     ])
+    const failed = body.errors?.[0]?.path?.[2]
+    const lists = data.lists.slice(0, 3)
+    expect(body.data).toEqual({
+      lists: {
+        nodes: lists.map((list, i) => ({
+          listId: list.id,
+          companies: i === failed ? null : { totalCount: list.amountOfCompanies },
+        })),
+      },
+    })
   })
 })
 
@@ -273,6 +287,42 @@ describe('an unexpected error, whatever its shape, is INTERNAL_SERVER_ERROR', ()
     }
   })
 })
+
+describe('an unexpected error inside a nullable field nulls that field only', () => {
+  const query = `{ company(${companyArgs(michiels)}) { number
+    lookalikes(first: 2) { totalCount } shareholders { name } }
+    lists(first: 1) { totalCount } }`
+
+  it.each([
+    [['lookalikes'], { shareholders: michielsShareholders() }],
+    [['lookalikes', 'relationships'], { shareholders: null }],
+  ])(
+    'a bug in the reads of %j: HTTP 200, those fields null, the rest answered',
+    async (broken, rest) => {
+      const bug = bugInReads(broken)
+      try {
+        const { status, body } = await stack.post(query)
+        expect(status).toBe(200)
+        expect(body.data).toEqual({
+          company: { number: michiels.companyNumber, lookalikes: null, ...rest },
+          lists: { totalCount: data.lists.length },
+        })
+        expect(body.errors?.map((e) => [e.path?.join('.'), e.extensions?.code]).sort()).toEqual(
+          (rest.shareholders ? ['lookalikes'] : ['lookalikes', 'shareholders']).map((field) => [
+            `company.${field}`,
+            'INTERNAL_SERVER_ERROR',
+          ]),
+        )
+      } finally {
+        bug.mockRestore()
+      }
+    },
+  )
+})
+
+function michielsShareholders() {
+  return data.relationshipsOf(michiels).parents.map((p) => ({ name: p.name ?? null }))
+}
 
 describe('logs: expected failures once, at their level, with their code', async () => {
   const log = logSink()

@@ -36,16 +36,24 @@ async function expectFailure(code: string) {
   expect(result.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
     [['company', 'statements'], code],
   ])
-  // The failing connection is non-null, so its nullable parent goes; siblings elsewhere stay.
-  expect(result.data?.company).toBeNull()
-  expect(result.data?.lists.totalCount).toBe(demo.data.lists.length)
+  // The failing connection alone is null: the company and its other fields stay.
+  expect(result.data).toEqual({
+    company: {
+      number: company.companyNumber,
+      statements: null,
+      shareholders: demo.data
+        .relationshipsOf(company)
+        .parents.map((p) => ({ name: p.name ?? null })),
+    },
+    lists: { totalCount: demo.data.lists.length },
+  })
   expect(JSON.stringify(result)).not.toContain(demo.url)
   expect(JSON.stringify(result)).not.toContain('demo-token')
   // And the gateway keeps serving.
   demo.reset()
   const after = await stack.execute(Page, vars)
   expect(after.errors).toBeUndefined()
-  expect(after.data?.company?.statements.totalCount).toBe(demo.data.financialsOf(company).length)
+  expect(after.data?.company?.statements?.totalCount).toBe(demo.data.financialsOf(company).length)
   return result
 }
 
@@ -88,9 +96,12 @@ describe('upstream faults', () => {
     expect(first.errors?.[0]?.extensions?.retryAfterSeconds).toBe(30)
     demo.reset()
     // Every read of the next operation would have to wait 30 s, past its deadline: refused at
-    // once, nothing sent.
+    // once, nothing sent. That says nothing of the company: it stays, with what the caller gave.
     const next = await paused.execute(Page, vars)
-    expect(next.data).toBeNull()
+    expect(next.data).toEqual({
+      company: { number: company.companyNumber, statements: null, shareholders: null },
+      lists: null,
+    })
     expect(new Set(next.errors?.map((e) => e.extensions?.code))).toEqual(new Set(['RATE_LIMITED']))
     expect(next.errors?.[0]?.extensions?.retryAfterSeconds).toBeGreaterThan(25)
     expect(demo.calls()).toEqual([])
@@ -154,7 +165,8 @@ describe('an upstream that is not there', () => {
       {},
     )
     expect(status).toBe(200)
-    expect(body.data).toEqual({ company: null, list: null })
+    // Nothing says the company is unknown: it stays, with its name null and the reason.
+    expect(body.data).toEqual({ company: { number: claes.companyNumber, name: null }, list: null })
     expect(body.errors?.map((e) => e.extensions?.code)).toEqual([
       'UPSTREAM_ERROR',
       'UPSTREAM_ERROR',

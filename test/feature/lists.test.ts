@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import { GRAPHIQL_TABS, type GraphiQLTab } from '../../src/http/graphiql.js'
 import { graphql } from '../gql/index.js'
@@ -62,8 +61,8 @@ const key = (c: { country: string; companyNumber?: string; number?: string }) =>
 describe('Query.lists', () => {
   it('returns both kinds by default (OVERVIEW), with every field the contract names', async () => {
     const result = await stack.execute(Lists, { first: 50 })
-    expect(result.data?.lists.totalCount).toBe(lists.length)
-    expect(result.data?.lists.nodes.map((n) => n.listId)).toEqual(lists.map((l) => l.id))
+    expect(result.data?.lists?.totalCount).toBe(lists.length)
+    expect(result.data?.lists?.nodes.map((n) => n.listId)).toEqual(lists.map((l) => l.id))
     expect(demo.calls().map((c) => c.query)).toEqual([
       { type: 'OVERVIEW', limit: '50', offset: '0' },
     ])
@@ -72,27 +71,27 @@ describe('Query.lists', () => {
   it.each(['STATIC', 'SMART'] as const)('filters on kind %s', async (kind) => {
     const result = await stack.execute(Lists, { kind, first: 50 })
     const expected = lists.filter((l) => l.type === kind).map((l) => l.id)
-    expect(result.data?.lists.edges.map((e) => e.node.listId)).toEqual(expected)
-    expect(result.data?.lists.edges.every((e) => e.node.type === kind)).toBe(true)
+    expect(result.data?.lists?.edges.map((e) => e.node.listId)).toEqual(expected)
+    expect(result.data?.lists?.edges.every((e) => e.node.type === kind)).toBe(true)
   })
 
   it('pages forward and backward with the same cursors', async () => {
     const first = await stack.execute(Lists, { first: 3 })
     const second = await stack.execute(Lists, {
       first: 3,
-      after: first.data?.lists.pageInfo.endCursor,
+      after: first.data?.lists?.pageInfo.endCursor,
     })
-    expect(second.data?.lists.nodes.map((n) => n.listId)).toEqual(
+    expect(second.data?.lists?.nodes.map((n) => n.listId)).toEqual(
       lists.slice(3, 6).map((l) => l.id),
     )
     const back = await stack.execute(Lists, {
       last: 3,
-      before: second.data?.lists.pageInfo.startCursor,
+      before: second.data?.lists?.pageInfo.startCursor,
     })
-    expect(back.data?.lists.edges).toEqual(first.data?.lists.edges)
+    expect(back.data?.lists?.edges).toEqual(first.data?.lists?.edges)
     const tail = await stack.execute(Lists, { last: 2 })
-    expect(tail.data?.lists.nodes.map((n) => n.listId)).toEqual(lists.slice(-2).map((l) => l.id))
-    expect(tail.data?.lists.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true })
+    expect(tail.data?.lists?.nodes.map((n) => n.listId)).toEqual(lists.slice(-2).map((l) => l.id))
+    expect(tail.data?.lists?.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true })
   })
 
   it('answers under aliases named after members of Object.prototype', async () => {
@@ -139,17 +138,15 @@ describe('Query.list', () => {
     expect(demo.calls()).toEqual([])
   })
 
-  it('reads nothing when a root field beside it fails at once and nulls data', async () => {
+  it('a root field refused at once nulls itself alone: the list beside it is read and answered', async () => {
     const { body } = await stack.post(
       `{ list(listId: ${big.id}) { name } lists(first: -1) { totalCount } }`,
     )
-    expect(body.data).toBeNull()
+    expect(body.data).toEqual({ list: { name: big.name }, lists: null })
     expect(body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
       [['lists'], 'BAD_USER_INPUT'],
     ])
-    // A read wrongly left pending would go out within this time.
-    await sleep(500)
-    expect(demo.calls()).toEqual([])
+    expect(demo.calls().map((c) => c.path)).toEqual([`/v1/lists/${big.id}`])
   })
 
   it('is null with NOT_FOUND for a list that does not exist', async () => {
@@ -167,9 +164,9 @@ describe('List.companies', () => {
     const result = await stack.execute(Members, {
       listId: big.id,
       first: 4,
-      after: page1.data?.list?.companies.pageInfo.endCursor,
+      after: page1.data?.list?.companies?.pageInfo.endCursor,
     })
-    const edges = result.data?.list?.companies.edges ?? []
+    const edges = result.data?.list?.companies?.edges ?? []
     expect(edges.map((e) => key(e.node))).toEqual(
       big.members.slice(499, 503).map((m) => key(m.company)),
     )
@@ -211,11 +208,11 @@ describe('List.companies', () => {
 
   it('sends the SMART view upstream (ALL by default)', async () => {
     const all = await stack.execute(Members, { listId: smart.id, first: 1 })
-    expect(all.data?.list?.companies.totalCount).toBe(smart.amountOfCompanies)
+    expect(all.data?.list?.companies?.totalCount).toBe(smart.amountOfCompanies)
     const fresh = await stack.execute(Members, { listId: smart.id, view: 'NEW', first: 5 })
-    expect(fresh.data?.list?.companies.totalCount).toBe(smart.newResults)
+    expect(fresh.data?.list?.companies?.totalCount).toBe(smart.newResults)
     const newOnes = smart.members.filter((m) => m.status === 'NEW').slice(0, 5)
-    expect(fresh.data?.list?.companies.edges.map((e) => key(e.node))).toEqual(
+    expect(fresh.data?.list?.companies?.edges.map((e) => key(e.node))).toEqual(
       newOnes.map((m) => key(m.company)),
     )
     expect(
@@ -228,14 +225,14 @@ describe('List.companies', () => {
 
   it('ignores the view for a STATIC list and sends none', async () => {
     const result = await stack.execute(Members, { listId: big.id, view: 'ARCHIVED', first: 1 })
-    expect(result.data?.list?.companies.totalCount).toBe(big.amountOfCompanies)
+    expect(result.data?.list?.companies?.totalCount).toBe(big.amountOfCompanies)
     const call = demo.calls().find((c) => c.path.endsWith('/companies'))
     expect(call?.query).toEqual({ limit: '1', offset: '0' })
   })
 
   it('pages backward from the end with last alone', async () => {
     const result = await stack.execute(Members, { listId: big.id, last: 3 })
-    expect(result.data?.list?.companies.edges.map((e) => key(e.node))).toEqual(
+    expect(result.data?.list?.companies?.edges.map((e) => key(e.node))).toEqual(
       big.members.slice(-3).map((m) => key(m.company)),
     )
   })
@@ -292,7 +289,7 @@ describe('arguments refused before any upstream call', () => {
     demo.reset()
     const result = await stack.execute(Members, {
       listId: big.id,
-      after: page.data?.lists.pageInfo.endCursor,
+      after: page.data?.lists?.pageInfo.endCursor,
     })
     expect(result.errors?.[0]?.extensions).toMatchObject({
       code: 'BAD_USER_INPUT',
@@ -305,7 +302,7 @@ describe('arguments refused before any upstream call', () => {
 describe('a cursor pages only the connection it came from', () => {
   const membersAfter = async (listId: number, view?: 'ALL' | 'NEW' | 'SAVED') => {
     const page = await stack.execute(Members, { listId, view, first: 2 })
-    const cursor = page.data?.list?.companies.pageInfo.endCursor
+    const cursor = page.data?.list?.companies?.pageInfo.endCursor
     if (!cursor) throw new Error('no cursor')
     demo.reset()
     return cursor
@@ -348,7 +345,7 @@ describe('a cursor pages only the connection it came from', () => {
     demo.reset()
     const result = await stack.execute(Lists, {
       kind: 'SMART',
-      after: page.data?.lists.pageInfo.endCursor,
+      after: page.data?.lists?.pageInfo.endCursor,
     })
     expect(result.errors?.map((e) => e.extensions?.code)).toEqual(['BAD_USER_INPUT'])
     expect(demo.calls()).toEqual([])

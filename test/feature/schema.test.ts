@@ -11,6 +11,7 @@ import {
   isInterfaceType,
   isNonNullType,
   isObjectType,
+  isSpecifiedDirective,
   lexicographicSortSchema,
   printSchema,
 } from 'graphql'
@@ -137,5 +138,32 @@ describe('the contract (contract/api-surface.graphql)', async () => {
       }
     }
     expect(differences).toEqual([])
+  })
+
+  it('schema.graphql defines the contract’s directives and applies them where the contract does', async () => {
+    const printed = buildSchema(await readFile(new URL('schema.graphql', root), 'utf8'))
+    const applied = (s: typeof contract) =>
+      Object.values(s.getTypeMap())
+        .filter((type) => !type.name.startsWith('__'))
+        .flatMap((type) =>
+          fieldsOf(type).flatMap((field) =>
+            (field.astNode?.directives ?? []).map(
+              (d) =>
+                `${type.name}.${field.name} @${d.name.value}${d.arguments?.length ? '(…)' : ''}`,
+            ),
+          ),
+        )
+        .sort()
+    const definition = (s: typeof contract, name: string) => {
+      const directive = s.getDirective(name)
+      return directive && [String(directive), directive.locations, directive.args.map(String)]
+    }
+    const contractDirectives = contract.getDirectives().filter((d) => !isSpecifiedDirective(d))
+    expect(contractDirectives.map((d) => d.name)).toEqual(['semanticNonNull'])
+    for (const { name } of contractDirectives) {
+      expect(definition(printed, name)).toEqual(definition(contract, name))
+    }
+    expect(applied(printed)).toEqual(applied(contract))
+    expect(applied(contract)).toHaveLength(8)
   })
 })

@@ -45,7 +45,7 @@ export type FrontendPageQueryVariables = Exact<{
 }>;
 
 
-export type FrontendPageQuery = { list: { name: string, companies: { edges: Array<{ node: { name: string | null, financials: { nodes: Array<{ endDate: string, profitability: { revenue: number | null } }> }, lookalikes: { edges: Array<{ score: number, node: { name: string | null } }> }, shareholders: Array<{ name: string | null, percentage: number | null, company: { name: string | null } | null }> } }> } } | null };
+export type FrontendPageQuery = { list: { name: string, companies: { edges: Array<{ node: { name: string | null, financials: { nodes: Array<{ endDate: string, profitability: { revenue: number | null } }> } | null, lookalikes: { edges: Array<{ score: number, node: { name: string | null } }> } | null, shareholders: Array<{ name: string | null, percentage: number | null, company: { name: string | null } | null }> | null } }> } | null } | null };
 
 export type LookalikesQueryVariables = Exact<{
   country: Country;
@@ -58,7 +58,7 @@ export type LookalikesQueryVariables = Exact<{
 }>;
 
 
-export type LookalikesQuery = { company: { lookalikes: { totalCount: number, edges: Array<{ cursor: string, score: number, node: { number: string, name: string | null } }>, nodes: Array<{ number: string }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null } } } | null };
+export type LookalikesQuery = { company: { lookalikes: { totalCount: number, edges: Array<{ cursor: string, score: number, node: { number: string, name: string | null } }>, nodes: Array<{ number: string }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null } } | null } | null };
 
 export type LookalikeDetailsQueryVariables = Exact<{
   country: Country;
@@ -66,7 +66,7 @@ export type LookalikeDetailsQueryVariables = Exact<{
 }>;
 
 
-export type LookalikeDetailsQuery = { company: { lookalikes: { nodes: Array<{ name: string | null, place: string | null, financials: { totalCount: number }, shareholders: Array<{ name: string | null }> }> } } | null };
+export type LookalikeDetailsQuery = { company: { lookalikes: { nodes: Array<{ name: string | null, place: string | null, financials: { totalCount: number } | null, shareholders: Array<{ name: string | null }> | null }> } | null } | null };
 
 export type RelationshipsQueryVariables = Exact<{
   country: Country;
@@ -74,7 +74,7 @@ export type RelationshipsQueryVariables = Exact<{
 }>;
 
 
-export type RelationshipsQuery = { company: { name: string | null, shareholders: Array<{ name: string | null, function: string | null, percentage: number | null, company: { country: Country, number: string, name: string | null, place: string | null } | null }>, participations: Array<{ name: string | null, function: string | null, percentage: number | null, company: { number: string, name: string | null } | null }> } | null };
+export type RelationshipsQuery = { company: { name: string | null, shareholders: Array<{ name: string | null, function: string | null, percentage: number | null, company: { country: Country, number: string, name: string | null, place: string | null } | null }> | null, participations: Array<{ name: string | null, function: string | null, percentage: number | null, company: { number: string, name: string | null } | null }> | null } | null };
 
 export type ContactsQueryVariables = Exact<{
   country: Country;
@@ -91,7 +91,7 @@ export type ContactsQueryVariables = Exact<{
 }>;
 
 
-export type ContactsQuery = { company: { contacts: { totalCount: number, edges: Array<{ cursor: string, node: { id: string, contactId: number, firstName: string | null, lastName: string | null, jobTitle: string | null, company: { number: string, name: string | null } } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, endCursor: string | null } } } | null };
+export type ContactsQuery = { company: { contacts: { totalCount: number, edges: Array<{ cursor: string, node: { id: string, contactId: number, firstName: string | null, lastName: string | null, jobTitle: string | null, company: { number: string, name: string | null } } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, endCursor: string | null } } | null } | null };
 
 export type CompanyFinancialsQueryVariables = Exact<{
   country: Country;
@@ -103,7 +103,7 @@ export type CompanyFinancialsQueryVariables = Exact<{
 }>;
 
 
-export type CompanyFinancialsQuery = { company: { id: string, country: Country, number: string, name: string | null, place: string | null, financials: { totalCount: number, edges: Array<{ cursor: string, node: { startDate: string, endDate: string, dateReceived: string | null, healthIndicator: number | null, jointCommitteeCodes: Array<string>, profitability: { revenue: number | null, grossMargin: number | null, ebitda: number | null, ebit: number | null, netProfit: number | null }, liquidity: { cash: number | null, cashFlow: number | null, netWorkingCapital: number | null, netWorkingCapitalRequirement: number | null, currentRatio: number | null, quickRatio: number | null }, solvency: { totalAssets: number | null, equity: number | null, capital: number | null, retainedEarnings: number | null, debt: number | null, longTermDebt: number | null, longTermDebtFinancial: number | null, longTermDebtAccountsPayable: number | null, shortTermDebt: number | null, shortTermDebtFinancial: number | null, shortTermDebtAccountsPayable: number | null }, people: { employees: number | null, newHires: number | null, employeeMaleRatio: number | null, employeeFemaleRatio: number | null } } }>, nodes: Array<{ endDate: string }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null } } } | null };
+export type CompanyFinancialsQuery = { company: { id: string, country: Country, number: string, name: string | null, place: string | null, financials: { totalCount: number, edges: Array<{ cursor: string, node: { startDate: string, endDate: string, dateReceived: string | null, healthIndicator: number | null, jointCommitteeCodes: Array<string>, profitability: { revenue: number | null, grossMargin: number | null, ebitda: number | null, ebit: number | null, netProfit: number | null }, liquidity: { cash: number | null, cashFlow: number | null, netWorkingCapital: number | null, netWorkingCapitalRequirement: number | null, currentRatio: number | null, quickRatio: number | null }, solvency: { totalAssets: number | null, equity: number | null, capital: number | null, retainedEarnings: number | null, debt: number | null, longTermDebt: number | null, longTermDebtFinancial: number | null, longTermDebtAccountsPayable: number | null, shortTermDebt: number | null, shortTermDebtFinancial: number | null, shortTermDebtAccountsPayable: number | null }, people: { employees: number | null, newHires: number | null, employeeMaleRatio: number | null, employeeFemaleRatio: number | null } } }>, nodes: Array<{ endDate: string }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null } } | null } | null };
 
 export type CompanyNameQueryVariables = Exact<{
   country: Country;
@@ -127,7 +127,7 @@ export type NameAndTwoPagesQueryVariables = Exact<{
 }>;
 
 
-export type NameAndTwoPagesQuery = { company: { number: string, recent: { totalCount: number } } | null, other: { number: string, name: string | null } | null };
+export type NameAndTwoPagesQuery = { company: { number: string, recent: { totalCount: number } | null } | null, other: { number: string, name: string | null } | null };
 
 export type FaultPageQueryVariables = Exact<{
   country: Country;
@@ -135,12 +135,12 @@ export type FaultPageQueryVariables = Exact<{
 }>;
 
 
-export type FaultPageQuery = { company: { number: string, statements: { totalCount: number }, shareholders: Array<{ name: string | null }> } | null, lists: { totalCount: number } };
+export type FaultPageQuery = { company: { number: string, statements: { totalCount: number } | null, shareholders: Array<{ name: string | null }> | null } | null, lists: { totalCount: number } | null };
 
 export type ManyListsQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type ManyListsQuery = { lists: { nodes: Array<{ name: string, companies: { totalCount: number } }> } };
+export type ManyListsQuery = { lists: { nodes: Array<{ name: string, companies: { totalCount: number } | null }> } | null };
 
 export type ListsQueryVariables = Exact<{
   kind?: ListKind | null | undefined;
@@ -151,7 +151,7 @@ export type ListsQueryVariables = Exact<{
 }>;
 
 
-export type ListsQuery = { lists: { totalCount: number, edges: Array<{ cursor: string, node: { id: string, listId: number, name: string, type: ListType } }>, nodes: Array<{ listId: number }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null } } };
+export type ListsQuery = { lists: { totalCount: number, edges: Array<{ cursor: string, node: { id: string, listId: number, name: string, type: ListType } }>, nodes: Array<{ listId: number }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null } } | null };
 
 export type OneListQueryVariables = Exact<{
   listId: number;
@@ -170,7 +170,7 @@ export type MembersQueryVariables = Exact<{
 }>;
 
 
-export type MembersQuery = { list: { companies: { totalCount: number, edges: Array<{ cursor: string, matchedSince: string, node: { id: string, country: Country, number: string, name: string | null, place: string | null } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null } } } | null };
+export type MembersQuery = { list: { companies: { totalCount: number, edges: Array<{ cursor: string, matchedSince: string, node: { id: string, country: Country, number: string, name: string | null, place: string | null } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null } } | null } | null };
 
 export type ListContactsQueryVariables = Exact<{
   listId: number;
@@ -178,7 +178,7 @@ export type ListContactsQueryVariables = Exact<{
 }>;
 
 
-export type ListContactsQuery = { list: { contacts: { totalCount: number, nodes: Array<{ id: string, contactId: number, firstName: string | null, lastName: string | null, jobTitle: string | null, company: { number: string, name: string | null, place: string | null } }> } } | null };
+export type ListContactsQuery = { list: { contacts: { totalCount: number, nodes: Array<{ id: string, contactId: number, firstName: string | null, lastName: string | null, jobTitle: string | null, company: { number: string, name: string | null, place: string | null } }> } | null } | null };
 
 export type NodeQueryVariables = Exact<{
   id: string | number;
@@ -208,7 +208,7 @@ export type ContactIdsQueryVariables = Exact<{
 }>;
 
 
-export type ContactIdsQuery = { company: { id: string, contacts: { nodes: Array<{ id: string, contactId: number, firstName: string | null, lastName: string | null, jobTitle: string | null }> } } | null };
+export type ContactIdsQuery = { company: { id: string, contacts: { nodes: Array<{ id: string, contactId: number, firstName: string | null, lastName: string | null, jobTitle: string | null }> } | null } | null };
 
 export type StaffQueryVariables = Exact<{
   country: Country;
@@ -216,7 +216,7 @@ export type StaffQueryVariables = Exact<{
 }>;
 
 
-export type StaffQuery = { company: { contacts: { nodes: Array<{ id: string, contactId: number, firstName: string | null, lastName: string | null, jobTitle: string | null }> } } | null };
+export type StaffQuery = { company: { contacts: { nodes: Array<{ id: string, contactId: number, firstName: string | null, lastName: string | null, jobTitle: string | null }> } | null } | null };
 
 export type TraversalQueryVariables = Exact<{
   listId: number;
@@ -224,7 +224,7 @@ export type TraversalQueryVariables = Exact<{
 }>;
 
 
-export type TraversalQuery = { list: { name: string, companies: { totalCount: number, edges: Array<{ matchedSince: string, node: { name: string | null, financials: { nodes: Array<{ endDate: string, profitability: { revenue: number | null } }> }, lookalikes: { edges: Array<{ score: number, node: { name: string | null, financials: { nodes: Array<{ endDate: string }> } } }> }, shareholders: Array<{ percentage: number | null, company: { name: string | null } | null }> } }> } } | null };
+export type TraversalQuery = { list: { name: string, companies: { totalCount: number, edges: Array<{ matchedSince: string, node: { name: string | null, financials: { nodes: Array<{ endDate: string, profitability: { revenue: number | null } }> } | null, lookalikes: { edges: Array<{ score: number, node: { name: string | null, financials: { nodes: Array<{ endDate: string }> } | null } }> } | null, shareholders: Array<{ percentage: number | null, company: { name: string | null } | null }> | null } }> } | null } | null };
 
 
 export const FrontendPageDocument = {"__meta__":{"hash":"sha256:ff522a2368eb24c5d3565afa77d4e900eccb0929eaf4868f8e89b35040a6164c"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"FrontendPage"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"listId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"list"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"listId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"listId"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"companies"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"IntValue","value":"50"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"edges"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"node"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"financials"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"IntValue","value":"1"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"endDate"}},{"kind":"Field","name":{"kind":"Name","value":"profitability"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"revenue"}}]}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"lookalikes"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"IntValue","value":"3"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"edges"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"node"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}}]}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"shareholders"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"percentage"}},{"kind":"Field","name":{"kind":"Name","value":"company"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}}]}}]}}]}}]}}]}}]}}]}}]} as unknown as DocumentNode<FrontendPageQuery, FrontendPageQueryVariables>;

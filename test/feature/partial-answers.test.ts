@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest'
+import type { ReceivedCall } from '../../src/demo-upstream/server.js'
+import { answerLoss } from '../support/answer-loss.js'
+import { bigList } from '../support/fixtures.js'
+import { startStack } from '../support/stack.js'
+
+/**
+ * A failed read costs only the fields that needed it (contract v2): a list page of 12 companies
+ * with their financials, lookalikes (and their names), shareholders and contacts, answered again
+ * with one of its reads failing, keeps everything of the clean answer outside the failed fields.
+ */
+
+const stack = await startStack()
+const { demo } = stack
+
+const PAGE = `{
+  list(listId: ${bigList.id}) {
+    name
+    companies(first: 12) {
+      totalCount
+      edges {
+        matchedSince
+        node {
+          number name place
+          financials(first: 2) { totalCount nodes { endDate profitability { revenue } } }
+          lookalikes(first: 2) { edges { score node { number name } } }
+          shareholders { name percentage company { number name } }
+          contacts(first: 2) { totalCount nodes { firstName lastName jobTitle } }
+        }
+      }
+    }
+  }
+}`
+
+/** What a read is, told by its path: one of each must be tried. */
+function kindOf(call: ReceivedCall): string {
+  if (/^\/v1\/lists\/\d+$/.test(call.path)) return 'list'
+  if (call.path.endsWith('/companies')) return 'members'
+  if (call.path.endsWith('/financials')) return call.query.limit === '1' ? 'name' : 'financials'
+  return call.path.split('/').at(-1) ?? call.path
+}
+
+const KINDS = ['list', 'members', 'financials', 'lookalikes', 'relationships', 'contacts', 'name']
+
+async function cleanAnswer() {
+  const { body } = await stack.post(PAGE)
+  expect(body.errors).toBeUndefined()
+  const reads = new Map<string, string>()
+  for (const call of demo.calls()) reads.set(call.path, kindOf(call))
+  demo.reset()
+  return { data: body.data, reads }
+}
+
+/** Answers the page with every request to `path` failing with `status`: the loss, the codes. */
+async function faultedAt(path: string, status: number, clean: unknown) {
+  demo.reset()
+  demo.inject({ path, status })
+  const { status: http, body } = await stack.post(PAGE)
+  expect(http).toBe(200)
+  expect(body.errors?.length).toBeGreaterThan(0)
+  return { loss: answerLoss(clean, body), codes: body.errors?.map((e) => e.extensions?.code) }
+}
+
+describe('one failed read nulls only the fields that needed it', () => {
+  it('a 503 on one read of each kind: nothing lost beyond the failed fields, no null without its error', async () => {
+    const { data, reads } = await cleanAnswer()
+    const firstOfKind = KINDS.map((kind) => [...reads].find(([, k]) => k === kind)?.[0])
+    expect(firstOfKind.every((path) => path !== undefined)).toBe(true)
+    for (const path of firstOfKind as string[]) {
+      const { loss, codes } = await faultedAt(path, 503, data)
+      expect({ path, ...loss }).toEqual({
+        path,
+        ...loss,
+        lostBeyondErrors: [],
+        nullsWithoutError: [],
+        badErrors: [],
+      })
+      expect(new Set(codes)).toEqual(new Set(['UPSTREAM_ERROR']))
+    }
+  })
+
+  it('a failure on every read of the traversal, one at a time: 0 leaves lost beyond the failed fields', async () => {
+    const { data, reads } = await cleanAnswer()
+    expect(new Set(reads.values())).toEqual(new Set(KINDS))
+    let leaves = 0
+    const beyond: string[] = []
+    const without: string[] = []
+    // 500 is not retried: every read of the page, quickly.
+    for (const path of reads.keys()) {
+      const { loss } = await faultedAt(path, 500, data)
+      leaves += loss.leaves
+      beyond.push(...loss.lostBeyondErrors.map((leaf) => `${path}: ${leaf}`))
+      without.push(...loss.nullsWithoutError.map((leaf) => `${path}: ${leaf}`))
+      expect(loss.badErrors).toEqual([])
+    }
+    expect(reads.size).toBeGreaterThan(40)
+    expect({ leaves: leaves > 0, beyond, without }).toEqual({
+      leaves: true,
+      beyond: [],
+      without: [],
+    })
+  })
+})
