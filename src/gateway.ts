@@ -13,6 +13,7 @@ import { useBodyLimit } from './http/use-body-limit.js'
 import { useKnownPaths } from './http/use-known-paths.js'
 import { useMetricsEndpoint } from './http/use-metrics-endpoint.js'
 import { usePersistedDocuments } from './http/use-persisted-documents.js'
+import { useQueryStringJson } from './http/use-query-string-json.js'
 import { useRequestId } from './http/use-request-id.js'
 import { yogaLogger } from './http/yoga-logger.js'
 import type { Logger } from './observability/logger.js'
@@ -87,6 +88,7 @@ export function createGateway(
       useDeferStream(),
       useIncrementalErrorMasking((error) => maskError(error, UNEXPECTED_ERROR, !config.production)),
       // After every request parser is set (yoga's own come first).
+      useQueryStringJson(),
       useBodyLimit(config.maxBodyBytes),
     ],
     maskedErrors: { maskError, errorMessage: UNEXPECTED_ERROR, isDev: !config.production },
