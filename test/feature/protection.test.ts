@@ -83,18 +83,21 @@ describe('operation shape limits', () => {
   it.each([
     ['variables', '{bad'],
     ['extensions', '{"persistedQuery":'],
-  ])('refuses a GET whose %s is not JSON: 400 BAD_REQUEST, no upstream call', async (name, value) => {
-    const query = encodeURIComponent('{ lists(first: 1) { totalCount } }')
-    const answer = await stack.request({
-      path: `/graphql?query=${query}&${name}=${encodeURIComponent(value)}`,
-      headers: { accept: 'application/json' },
-    })
-    expect(answer.status).toBe(400)
-    expect(answer.json().errors?.map((e) => [e.extensions?.code, e.message])).toEqual([
-      ['BAD_REQUEST', `The ${name} parameter is not JSON.`],
-    ])
-    expect(stack.demo.calls()).toEqual([])
-  })
+  ])(
+    'refuses a GET whose %s is not JSON: 400 BAD_REQUEST, no upstream call',
+    async (name, value) => {
+      const query = encodeURIComponent('{ lists(first: 1) { totalCount } }')
+      const answer = await stack.request({
+        path: `/graphql?query=${query}&${name}=${encodeURIComponent(value)}`,
+        headers: { accept: 'application/json' },
+      })
+      expect(answer.status).toBe(400)
+      expect(answer.json().errors?.map((e) => [e.extensions?.code, e.message])).toEqual([
+        ['BAD_REQUEST', `The ${name} parameter is not JSON.`],
+      ])
+      expect(stack.demo.calls()).toEqual([])
+    },
+  )
 
   it('GraphiQL’s introspection query passes every limit', async () => {
     const { body } = await query(
