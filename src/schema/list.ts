@@ -156,15 +156,17 @@ builder.queryFields((t) => ({
         }),
       },
       extensions: pagedCost(),
-      resolve: (_root, { kind, ...args }, ctx) =>
-        pageOverOffsets(connectionKey('lists', kind), args, (offset, limit) =>
-          ctx.loaders.upstream
-            .read(listOverview, { kind: kind ?? 'OVERVIEW', limit, offset })
-            .then((page) => {
-              ctx.listTypes.learn(page.data)
-              return sliceOf(page)
-            }),
-        ),
+      // An explicit null (Relay's way for a variable it does not set) is the default: the same
+      // collection, so the same cursors.
+      resolve: (_root, { kind: given, ...args }, ctx) => {
+        const kind = given ?? 'OVERVIEW'
+        return pageOverOffsets(connectionKey('lists', kind), args, (offset, limit) =>
+          ctx.loaders.upstream.read(listOverview, { kind, limit, offset }).then((page) => {
+            ctx.listTypes.learn(page.data)
+            return sliceOf(page)
+          }),
+        )
+      },
     },
     { name: 'ListConnection', description: 'A page of lists.' },
     { name: 'ListEdge', description: 'A list and its cursor.' },

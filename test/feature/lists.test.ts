@@ -68,6 +68,21 @@ describe('Query.lists', () => {
     ])
   })
 
+  it('takes kind: null as the default, as Relay sends an optional variable it does not set', async () => {
+    const first = await stack.post('{ lists(first: 2) { pageInfo { endCursor } } }')
+    const page = first.body.data?.lists as { pageInfo: { endCursor: string } } | undefined
+    const after = page?.pageInfo.endCursor
+    expect(after).toEqual(expect.any(String))
+    const next = await stack.post(
+      'query Next($kind: ListKind, $after: String) { lists(kind: $kind, first: 2, after: $after) { nodes { listId } } }',
+      { kind: null, after },
+    )
+    expect(next.body.errors).toBeUndefined()
+    expect(next.body.data).toEqual({
+      lists: { nodes: lists.slice(2, 4).map((l) => ({ listId: l.id })) },
+    })
+  })
+
   it.each(['STATIC', 'SMART'] as const)('filters on kind %s', async (kind) => {
     const result = await stack.execute(Lists, { kind, first: 50 })
     const expected = lists.filter((l) => l.type === kind).map((l) => l.id)
