@@ -10,6 +10,7 @@ import { useDrain } from './http/drain.js'
 import { graphiqlOptions } from './http/graphiql.js'
 import { useAcceptCheck } from './http/use-accept-check.js'
 import { useBodyLimit } from './http/use-body-limit.js'
+import { useIncrementalAccept } from './http/use-incremental-accept.js'
 import { useKnownPaths } from './http/use-known-paths.js'
 import { useMetricsEndpoint } from './http/use-metrics-endpoint.js'
 import { usePersistedDocuments } from './http/use-persisted-documents.js'
@@ -85,6 +86,7 @@ export function createGateway(
       // A client that goes away stops the execution of its operation, not only its reads.
       useExecutionCancellation(),
       // @defer and @stream over multipart/mixed and text/event-stream.
+      useIncrementalAccept(),
       useDeferStream(),
       useIncrementalErrorMasking((error) => maskError(error, UNEXPECTED_ERROR, !config.production)),
       // After every request parser is set (yoga's own come first).

@@ -1,16 +1,21 @@
 import { type Plugin, shouldRenderGraphiQL } from 'graphql-yoga'
 import { errorResponse } from '../errors/error-response.js'
 
+/** Media types yoga can answer an operation in part by part (@defer, @stream). */
+export const INCREMENTAL_MEDIA_TYPES = ['multipart/mixed', 'text/event-stream']
+
 /** Media types yoga can answer a GraphQL request in (its result processors). */
 const SERVED_MEDIA_TYPES = [
   'application/graphql-response+json',
   'application/json',
-  'multipart/mixed',
-  'text/event-stream',
+  ...INCREMENTAL_MEDIA_TYPES,
 ]
 
-/** Whether an Accept header (absent: anything) admits one of the served types. */
-export function acceptsServedType(accept: string | null): boolean {
+/** Whether an Accept header (absent: anything) admits one of `types`. */
+export function acceptsServedType(
+  accept: string | null,
+  types: readonly string[] = SERVED_MEDIA_TYPES,
+): boolean {
   for (const part of (accept ?? '*/*').replace(/\s/g, '').toLowerCase().split(',')) {
     const [range = '', ...params] = part.split(';')
     const charset = params.find((p) => p.startsWith('charset='))
@@ -19,7 +24,7 @@ export function acceptsServedType(accept: string | null): boolean {
     if (params.some((p) => /^q=0(\.0{0,3})?$/.test(p))) continue
     const [type, subtype] = range.split('/')
     if (
-      SERVED_MEDIA_TYPES.some((served) => {
+      types.some((served) => {
         const [servedType, servedSubtype] = served.split('/')
         return (
           (type === '*' || type === servedType) && (subtype === '*' || subtype === servedSubtype)

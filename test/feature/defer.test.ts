@@ -34,6 +34,23 @@ function multipartParts({ text }: Answer): Part[] {
 }
 
 describe('@defer', () => {
+  it.each(['application/json', 'application/graphql-response+json'])(
+    'asked with Accept: %s, is refused before it runs: coded, no upstream call',
+    async (accept) => {
+      const response = await send(deferred, accept)
+      expect(response.json().errors?.map((e) => e.extensions?.code)).toEqual(['NOT_ACCEPTABLE'])
+      expect(response.json().data).toBeUndefined()
+      expect(demo.calls()).toEqual([])
+    },
+  )
+
+  it('turned off by a literal if: false, runs with any Accept', async () => {
+    const off = deferred.replace('@defer(label: "money")', '@defer(if: false, label: "money")')
+    const response = await send(off, 'application/json')
+    expect(response.json().errors).toBeUndefined()
+    expect(response.json().data).toMatchObject({ company: { name: company.name } })
+  })
+
   it('sends the company first and its financials in a later part over multipart/mixed', async () => {
     const response = await send(deferred, 'multipart/mixed')
     expect(response.headers.get('content-type')).toMatch(/^multipart\/mixed/)

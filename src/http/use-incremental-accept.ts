@@ -1,0 +1,43 @@
+import { BREAK, type DocumentNode, Kind, visit } from 'graphql'
+import type { Plugin, YogaInitialContext } from 'graphql-yoga'
+import { refusal } from '../errors/graphql-errors.js'
+import { acceptsServedType, INCREMENTAL_MEDIA_TYPES } from './use-accept-check.js'
+
+/**
+ * An operation with @defer or @stream is answered part by part, which only multipart/mixed and
+ * text/event-stream can carry. Asked with an Accept that admits neither (graphql-request's
+ * `application/json`), it is refused before it runs: yoga would run it in full, reads and all,
+ * then answer 406 with an empty body.
+ */
+export function useIncrementalAccept(): Plugin {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const { request } = args.contextValue as YogaInitialContext
+      if (!deliversInParts(args.document)) return
+      if (acceptsServedType(request.headers.get('accept'), INCREMENTAL_MEDIA_TYPES)) return
+      setResultAndStopExecution({
+        errors: [
+          refusal(
+            'NOT_ACCEPTABLE',
+            `@defer and @stream answer in parts: send Accept: ${INCREMENTAL_MEDIA_TYPES.join(' or ')}, or leave them out.`,
+          ),
+        ],
+      })
+    },
+  }
+}
+
+/** Whether a document uses @defer or @stream, unless turned off by a literal `if: false`. */
+function deliversInParts(document: DocumentNode): boolean {
+  let found = false
+  visit(document, {
+    Directive(node) {
+      if (node.name.value !== 'defer' && node.name.value !== 'stream') return
+      const condition = node.arguments?.find((a) => a.name.value === 'if')?.value
+      if (condition?.kind === Kind.BOOLEAN && !condition.value) return
+      found = true
+      return BREAK
+    },
+  })
+  return found
+}
