@@ -27,9 +27,14 @@ export function useIncrementalAccept(): Plugin {
   }
 }
 
+/** Per document (yoga's parser cache hands the same object back for the same text). */
+const inParts = new WeakMap<DocumentNode, boolean>()
+
 /** Whether a document uses @defer or @stream, unless turned off by a literal `if: false`. */
 function deliversInParts(document: DocumentNode): boolean {
-  let found = false
+  let found = inParts.get(document)
+  if (found !== undefined) return found
+  found = false
   visit(document, {
     Directive(node) {
       if (node.name.value !== 'defer' && node.name.value !== 'stream') return
@@ -39,5 +44,6 @@ function deliversInParts(document: DocumentNode): boolean {
       return BREAK
     },
   })
+  inParts.set(document, found)
   return found
 }
