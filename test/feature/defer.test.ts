@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { bugInReads } from '../support/bug.js'
-import { claes, companyArgs, michiels } from '../support/fixtures.js'
+import { claes, companyArgs, globalId, michiels } from '../support/fixtures.js'
 import { type Answer, demoToken, startStack } from '../support/stack.js'
 
 /**
@@ -147,6 +147,37 @@ describe('@defer', () => {
       label: 'peers',
     })
   })
+
+  const unknown = globalId('Company', 'BE:0000000097')
+  it.each([
+    [
+      'company',
+      '{ company(country: BE, number: "0000000097") { number ... @defer { financials(first: 1) { totalCount } } } }',
+      ['company'],
+    ],
+    [
+      'company, all deferred',
+      '{ company(country: BE, number: "0000000097") { ... @defer { number name } } }',
+      ['company'],
+    ],
+    [
+      'node',
+      `{ node(id: "${unknown}") { id ... on Company @defer { name lookalikes(first: 1) { totalCount } } } }`,
+      ['node'],
+    ],
+    ['nodes', `{ nodes(ids: ["${unknown}"]) { ... on Company @defer { number } } }`, ['nodes', 0]],
+  ])(
+    'a company the upstream does not know, its fields deferred (%s): null with NOT_FOUND in the first part, found out by one read',
+    async (_shape, query, path) => {
+      const parts = multipartParts(await send(query, 'multipart/mixed'))
+      expect(parts).toHaveLength(1)
+      expect(parts[0]?.errors).toEqual([
+        expect.objectContaining({ path, extensions: { code: 'NOT_FOUND' } }),
+      ])
+      expect(JSON.stringify(parts[0]?.data)).not.toContain('0000000097')
+      expect(demo.calls()).toHaveLength(1)
+    },
+  )
 
   it('streams over text/event-stream too', async () => {
     const response = await send(deferred, 'text/event-stream')
