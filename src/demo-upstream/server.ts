@@ -9,6 +9,7 @@ import {
   type DemoListBody,
   identifierOf,
 } from './data.js'
+import { Random } from './random.js'
 
 /**
  * The embedded demo upstream: a real HTTP server on loopback implementing the whole REST
@@ -20,6 +21,7 @@ import {
 
 export const DEMO_TOKEN = 'demo-token'
 const MAX_LIMIT = 500
+const FAULT_SEED = 20
 
 export interface DemoUpstreamOptions {
   /** Port on `host`; 0 (the default) takes a free one. */
@@ -63,6 +65,8 @@ export interface ReceivedCall {
 export interface Fault {
   path: string | RegExp
   times?: number
+  /** Share of the matching requests it applies to, drawn from a seeded sequence (default 1). */
+  rate?: number
   /** Wait before sending the status line and headers. */
   delayMs?: number
   /** Answer with this status (and a small JSON error body) instead of the real answer. */
@@ -112,6 +116,8 @@ export class DemoUpstream {
   private readonly languageHeader: string
   private readonly received: ReceivedCall[] = []
   private faults: (Fault & { used: number })[] = []
+  /** Which requests a fault with a `rate` hits: the same ones on every run from a reset. */
+  private faultDraws = new Random(FAULT_SEED)
   private readonly holds = new Set<Hold>()
   private waiters: Waiter[] = []
   private seq = 0
@@ -218,6 +224,7 @@ export class DemoUpstream {
   reset(): void {
     this.received.length = 0
     this.faults = []
+    this.faultDraws = new Random(FAULT_SEED)
     this.latencyMs = 0
     this.peakInFlight = 0
     this.clockOffsetMs = 0
@@ -333,7 +340,10 @@ export class DemoUpstream {
 
   private faultFor(path: string) {
     const fault = this.faults.find(
-      (f) => matches(f.path, path) && (f.times === undefined || f.used < f.times),
+      (f) =>
+        matches(f.path, path) &&
+        (f.times === undefined || f.used < f.times) &&
+        (f.rate === undefined || this.faultDraws.chance(f.rate)),
     )
     if (fault) fault.used++
     return fault

@@ -101,6 +101,22 @@ describe('test hooks', () => {
     expect(await broken.text()).toBe('{"data": [')
   })
 
+  it('applies a fault with a rate to that share of the requests, the same ones after every reset', async () => {
+    const statuses = async () => {
+      demo.reset()
+      demo.inject({ path: '/v1/lists', status: 503, rate: 0.1 })
+      const answers = []
+      for (let i = 0; i < 400; i++) answers.push((await get('/v1/lists')).status)
+      return answers
+    }
+    const first = await statuses()
+    const failed = first.filter((status) => status === 503).length
+    expect(failed).toBeGreaterThan(20)
+    expect(failed).toBeLessThan(60)
+    expect(first.filter((status) => status !== 503).every((status) => status === 200)).toBe(true)
+    expect(await statuses()).toEqual(first)
+  })
+
   it('delays answers by latencyMs: received, not yet answered, then answered', async () => {
     // No wall-clock measure: timers run only after pending promise callbacks, so a delayed
     // answer cannot have been sent when waitForCalls sees the receipt; an undelayed one has been.

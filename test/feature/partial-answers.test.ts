@@ -100,4 +100,30 @@ describe('one failed read nulls only the fields that needed it', () => {
       without: [],
     })
   })
+
+  it('under 10 % random faults on every read, four traversals at a time: each keeps everything whose reads succeeded', async () => {
+    const { data } = await cleanAnswer()
+    // 500 is not retried: each failed read stays failed.
+    demo.inject({ path: /^\/v1\//, status: 500, rate: 0.1 })
+    const losses = []
+    for (let round = 0; round < 6; round++) {
+      const answers = await Promise.all([0, 1, 2, 3].map(() => stack.post(PAGE)))
+      losses.push(
+        ...answers.map(({ body }) => ({
+          loss: answerLoss(data, body),
+          errors: body.errors?.length ?? 0,
+        })),
+      )
+    }
+    const faulted = losses.filter(({ errors }) => errors > 0)
+    expect(faulted.length).toBeGreaterThan(losses.length / 2)
+    expect(
+      losses.flatMap(({ loss }) => [
+        ...loss.lostBeyondErrors,
+        ...loss.nullsWithoutError,
+        ...loss.badErrors,
+      ]),
+    ).toEqual([])
+    expect(demo.calls().filter((call) => call.status === 500).length).toBeGreaterThan(losses.length)
+  })
 })
