@@ -6,7 +6,7 @@ import { startStack } from '../support/stack.js'
 
 /**
  * A failed read costs only the fields that needed it (contract v2): a list page of 12 companies
- * with their financials, lookalikes (and their names), shareholders and contacts, answered again
+ * with their financials, lookalikes (their names and places: one read), shareholders and contacts, answered again
  * with one of its reads failing, keeps everything of the clean answer outside the failed fields.
  */
 
@@ -23,7 +23,7 @@ const PAGE = `{
         node {
           number name place
           financials(first: 2) { totalCount nodes { endDate profitability { revenue } } }
-          lookalikes(first: 2) { edges { score node { number name } } }
+          lookalikes(first: 2) { edges { score node { number name place } } }
           shareholders { name percentage company { number name } }
           contacts(first: 2) { totalCount nodes { firstName lastName jobTitle } }
         }
