@@ -6,8 +6,9 @@ import { startStack } from '../support/stack.js'
 
 /**
  * A failed read costs only the fields that needed it (contract v2): a list page of 12 companies
- * with their financials, lookalikes (their names and places: one read), shareholders and contacts, answered again
- * with one of its reads failing, keeps everything of the clean answer outside the failed fields.
+ * with their financials, lookalikes (their names and places: one read), shareholders and
+ * contacts, answered again with one of its reads failing, keeps everything of the clean answer
+ * outside the failed fields.
  */
 
 const stack = await startStack()
