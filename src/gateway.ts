@@ -150,7 +150,6 @@ function createUpstream(
     closing ??= (async () => {
       await client.close()
       await cache?.close()
-      rateLimiter.close()
       await redis?.close()
     })()
     return closing

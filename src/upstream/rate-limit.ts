@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Redis } from 'ioredis'
 import type { RedisLink } from './cache/redis.js'
 
 /**
@@ -108,8 +107,6 @@ export class UpstreamRateLimiter {
   /** Redis, only when a rate is set: without one, turns never touch it. */
   private readonly shared: RateCommands | undefined
   private readonly redis: RedisLink | undefined
-  /** Receives other replicas' pauses when no rate is set. */
-  private readonly subscriber: Redis | undefined
   /** TAT per token key, epoch ms on this process's clock. */
   private readonly local = new Map<string, number>()
   private sweepAt = MIN_SWEEP_SIZE
@@ -127,17 +124,7 @@ export class UpstreamRateLimiter {
       redis.client.defineCommand('gwRatePause', { numberOfKeys: 1, lua: PAUSE_SCRIPT })
       this.shared = redis.client as unknown as RateCommands
     } else if (redis) {
-      // A subscribed connection can send nothing else, hence its own. Subscribing again on
-      // every 'ready' covers Redis being down at start as well as reconnections.
-      const subscriber = redis.client.duplicate({ autoResubscribe: false })
-      subscriber.on('error', () => {}) // the shared connection already logs outages
-      subscriber.on('ready', () => {
-        subscriber.subscribe(PAUSE_CHANNEL).catch(() => {})
-      })
-      subscriber.on('message', (_channel: string, message: string) => this.received(message))
-      // Closed with the shared connection, so its owner need not know about this one.
-      redis.client.once('end', () => subscriber.disconnect())
-      this.subscriber = subscriber
+      redis.subscribe(PAUSE_CHANNEL, (message) => this.received(message))
     }
   }
 
@@ -209,11 +196,6 @@ export class UpstreamRateLimiter {
             ),
       )
       .catch(() => {})
-  }
-
-  /** Ends the pause subscription (the shared connection belongs to its creator). */
-  close(): void {
-    this.subscriber?.disconnect()
   }
 
   private reserveLocally(tokenKey: string, deadline: number): number {

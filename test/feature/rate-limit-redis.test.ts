@@ -37,13 +37,11 @@ async function connect(url: string): Promise<RedisLink> {
 describe.skipIf(!redisAvailable)(`with Redis${skipped}`, () => {
   let server: RedisServer
   const connections: RedisLink[] = []
-  const limiters: UpstreamRateLimiter[] = []
   /** One replica: its own connection and limiter. */
   const replica = async (ratePerSecond?: number) => {
     const redis = await connect(server.url)
     connections.push(redis)
     const limiter = new UpstreamRateLimiter({ ratePerSecond, redis })
-    limiters.push(limiter)
     return { redis, limiter }
   }
   let keys = 0
@@ -54,7 +52,6 @@ describe.skipIf(!redisAvailable)(`with Redis${skipped}`, () => {
     server = await startRedis()
   })
   afterAll(async () => {
-    for (const limiter of limiters) limiter.close()
     for (const redis of connections) await redis.close()
     await server?.stop()
   })
@@ -194,7 +191,6 @@ describe.skipIf(!redisAvailable)(`when Redis goes away${skipped}`, () => {
       await limiter.turn('a', far, never)
       await limiter.pause('a', Date.now() + 60_000)
       expect(await limiter.reserve('a', far)).toBeGreaterThan(59_000)
-      limiter.close()
     }
   })
 })

@@ -17,7 +17,9 @@ import type { RedisLink } from './redis.js'
  * process and a circuit breaker around Redis. On top of it this module adds what bentocache does
  * not: telling the caller how each read was served (hit, miss, stale, shared), sharing a load in
  * flight with concurrent operations, and, across replicas, a short Redis lock so that one
- * replica loads while the others wait for its answer.
+ * replica loads while the others wait for its answer, and a refresh (`Cache-Control: no-cache`)
+ * announced to the others, which drop their in-process copy (not with bentocache's bus, which
+ * our breaker would break: docs/caching-and-replicas.md).
  */
 
 /** How a read was served: from the cache, by the upstream, stale after an upstream failure, or
@@ -66,9 +68,14 @@ interface InFlight {
 
 /** How often a replica waiting for another's load looks for its answer. */
 const POLL_MS = 15
+/** bentocache's prefix of every key, in Redis and in the in-process tier. */
+const PREFIX = 'gw:reads'
+/** Where a replica that refreshed a key names it (after its instance id and a space). */
+export const REFRESHED_CHANNEL = 'gw:reads:refreshed'
 
 export class ReadCache {
   private readonly bento: BentoCache<{ reads: ReturnType<typeof bentostore> }>
+  private readonly inProcess: LRUCache<string, string | object>
   private readonly inFlight = new Map<string, InFlight>()
   private readonly instance = randomUUID()
 
@@ -86,13 +93,17 @@ export class ReadCache {
       sizeCalculation: (entry) =>
         Buffer.byteLength(typeof entry === 'string' ? entry : JSON.stringify(entry)),
     })
+    this.inProcess = inProcess
     // The driver takes an LRU of its own making, though its options type does not say so.
     const l1 = { cacheInstance: inProcess, serialize } as Parameters<typeof memoryDriver>[0]
     let store = bentostore().useL1Layer(memoryDriver(l1))
-    if (redis) store = store.useL2Layer(redisDriver({ connection: redis.client as Redis }))
+    if (redis) {
+      store = store.useL2Layer(redisDriver({ connection: redis.client as Redis }))
+      redis.subscribe(REFRESHED_CHANNEL, (message) => this.refreshedElsewhere(message))
+    }
     this.bento = new BentoCache({
       default: 'reads',
-      prefix: 'gw:reads',
+      prefix: PREFIX,
       stores: { reads: store },
       ttl: options.ttlSeconds * 1000,
       // The entry is kept this long from when it was stored: TTL, then the stale window.
@@ -146,6 +157,7 @@ export class ReadCache {
     let failure: { error: unknown } | undefined
     let loaded: Loaded<T> | undefined
     let fromReplica: { value: unknown } | undefined
+    let stored = false
     let lock: (() => void) | undefined
     const cached = await this.bento
       .getOrSet<T | undefined>({
@@ -176,6 +188,7 @@ export class ReadCache {
           if (ttl === 0) return ctx.skip()
           deepFreeze(loaded.value)
           if (ttl !== undefined) ctx.setOptions({ ttl: ttl * 1000 })
+          stored = true
           return loaded.value
         },
       })
@@ -189,6 +202,7 @@ export class ReadCache {
       return { value: cached, result: 'stale' }
     }
     if (fromReplica) return { value: fromReplica.value as T, result: 'shared' }
+    if (options.fresh && stored) await this.announceRefresh(key)
     if (loaded) return { value: loaded.value, result: 'miss' }
     return { value: cached as T, result: 'hit' }
   }
@@ -224,6 +238,25 @@ export class ReadCache {
       if (!held) return (await take()) ?? {}
     }
     return {}
+  }
+
+  /**
+   * Tells the other replicas that `key` was just read fresh and stored: each drops its
+   * in-process copy, so its next read takes the new one from Redis. Told before the refreshing
+   * caller is answered; Redis failing, the others keep their copy until it expires.
+   */
+  private async announceRefresh(key: string) {
+    const { redis } = this.options
+    if (!redis) return
+    await redis
+      .guard(() => redis.client.publish(REFRESHED_CHANNEL, `${this.instance} ${key}`))
+      .catch(() => {})
+  }
+
+  private refreshedElsewhere(message: string) {
+    const cut = message.indexOf(' ')
+    if (message.slice(0, cut) === this.instance) return
+    this.inProcess.delete(`${PREFIX}:${message.slice(cut + 1)}`)
   }
 
   async close(): Promise<void> {

@@ -33,6 +33,9 @@ export class RedisLink {
   readonly client: Redis
   private brokenUntil = 0
   private down = false
+  /** Made by the first subscribe. */
+  private subscriber: Redis | undefined
+  private readonly listeners = new Map<string, (message: string) => void>()
 
   constructor(
     url: string,
@@ -121,6 +124,25 @@ export class RedisLink {
     }
   }
 
+  /**
+   * Hands `listener` every message any replica publishes on `channel`. Every subscription of the
+   * process shares one connection of its own (a subscribed connection can send nothing else),
+   * which subscribes again on every 'ready': Redis down at start and reconnections are covered;
+   * what is published while this process is away from Redis is missed.
+   */
+  subscribe(channel: string, listener: (message: string) => void): void {
+    this.listeners.set(channel, listener)
+    if (this.subscriber?.status === 'ready') this.subscriber.subscribe(channel).catch(() => {})
+    if (this.subscriber) return
+    const subscriber = this.client.duplicate({ autoResubscribe: false })
+    subscriber.on('error', () => {}) // the command connection already logs outages
+    subscriber.on('ready', () => {
+      subscriber.subscribe(...this.listeners.keys()).catch(() => {})
+    })
+    subscriber.on('message', (from: string, message: string) => this.listeners.get(from)?.(message))
+    this.subscriber = subscriber
+  }
+
   /** Whether someone holds `key`; false when Redis fails (the caller then loads itself). */
   async held(key: string): Promise<boolean> {
     try {
@@ -131,6 +153,7 @@ export class RedisLink {
   }
 
   async close(): Promise<void> {
+    this.subscriber?.disconnect()
     this.client.disconnect()
   }
 

@@ -1,0 +1,96 @@
+import { Redis } from 'ioredis'
+import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest'
+import { REFRESHED_CHANNEL } from '../../src/upstream/cache/read-cache.js'
+import {
+  REDIS_SKIP_REASON,
+  type RedisServer,
+  redisAvailable,
+  startRedis,
+} from '../support/redis.js'
+import { demoToken, startStack } from '../support/stack.js'
+
+/**
+ * A caller's `Cache-Control: no-cache` on one replica reaches the in-process tier of every other
+ * replica on the same Redis: after the refresh they answer alike, none with the value it had kept.
+ * Every count is the demo upstream's own log or Redis's own command statistics.
+ */
+
+const stack = await startStack({ cacheTtlSeconds: 300 })
+/** This file's own Redis: its command statistics count these replicas' commands only. */
+const redis: RedisServer | undefined = redisAvailable ? await startRedis() : undefined
+afterAll(() => redis?.stop())
+const { demo } = stack
+
+/** Redis's command counts since the last call, by command, as INFO commandstats reports them. */
+async function commandsSince(client: Redis): Promise<Record<string, number>> {
+  const stats = await client.info('commandstats')
+  await client.config('RESETSTAT')
+  const counts: Record<string, number> = {}
+  for (const [, name, calls] of stats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+    // The test's own commands (this INFO, the last RESETSTAT) are not the gateway's.
+    if (name && name !== 'info' && !name.startsWith('config|')) counts[name] = Number(calls)
+  }
+  return counts
+}
+
+describe.skipIf(!redisAvailable)(
+  redisAvailable
+    ? 'a refresh across replicas'
+    : `a refresh across replicas: skipped, ${REDIS_SKIP_REASON}`,
+  () => {
+    it('a no-cache refresh on one replica is what the others answer next, with no upstream call of theirs', async () => {
+      const client = new Redis(redis?.url ?? '')
+      onTestFinished(() => client.disconnect())
+      const [one, two] = [
+        stack.replica({ redisUrl: redis?.url }),
+        stack.replica({ redisUrl: redis?.url }),
+      ]
+      const [list] = demo.data.lists
+      const query = `{ list(listId: ${list?.id}) { name } }`
+      const before = { list: { name: list?.name } }
+      // Read by one, then by two from Redis: both keep it in their in-process tier.
+      for (const replica of [one, two]) {
+        expect((await replica.post(query)).body.data).toEqual(before)
+      }
+      expect(demo.calls()).toHaveLength(1)
+      // Both listen for refreshes (once connected: an announcement made before would miss them).
+      await vi.waitFor(
+        async () => {
+          const [, listening] = (await client.pubsub('NUMSUB', REFRESHED_CHANNEL)) as [
+            string,
+            number,
+          ]
+          expect(listening).toBe(2)
+        },
+        { timeout: 10_000 },
+      )
+
+      // The upstream's answer changes, and one is asked for a fresh read.
+      demo.reset()
+      const renamed = `${list?.name} (renamed)`
+      demo.inject({
+        path: `/v1/lists/${list?.id}`,
+        transform: (json) => {
+          for (const entry of (json as { data: { name: string }[] }).data) entry.name = renamed
+          return json
+        },
+      })
+      const after = { list: { name: renamed } }
+      await commandsSince(client)
+      const fresh = await one.post(query, {}, { ...demoToken, 'cache-control': 'no-cache' })
+      expect(fresh.body.data).toEqual(after)
+      expect(demo.calls()).toHaveLength(1)
+      const refreshCommands = await commandsSince(client)
+
+      // Two drops its copy as the announcement reaches it (published before one answered, it is
+      // on its way to two's connection; until it lands, two may answer the copy it kept).
+      await vi.waitFor(async () => expect((await two.post(query)).body.data).toEqual(after), {
+        timeout: 10_000,
+      })
+      expect(demo.calls()).toHaveLength(1)
+      // The refresh: stored in Redis and announced (no lookup, no lock); two: one Redis lookup.
+      expect(refreshCommands).toEqual({ set: 1, publish: 1 })
+      expect(await commandsSince(client)).toEqual({ get: 1 })
+    })
+  },
+)
