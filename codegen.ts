@@ -8,10 +8,21 @@ import type { CodegenConfig } from '@graphql-codegen/cli'
  * manifest that PERSISTED_DOCUMENTS reads (contract/runtime.md): ids are `sha256:<hex>` of the
  * normalised document (the GraphQL-over-HTTP persisted documents form), and each typed document
  * carries its id in `__meta__.hash`.
+ *
+ * test/gql-semantic/ is the same documents typed for a client that throws on field errors
+ * (`nullability.errorHandlingClient`, which reads @semanticNonNull through graphql-sock): what a
+ * client team gets (docs/errors.md), checked by test/unit/semantic-non-null.test-d.ts.
  */
-const config: CodegenConfig = {
+const config = {
+  useTypeImports: true,
+  enumsAsTypes: true,
+  emitLegacyCommonJSImports: false,
+  scalars: { DateTime: 'string', Date: 'string' },
+}
+
+const codegen: CodegenConfig = {
   schema: 'schema.graphql',
-  documents: ['test/**/*.ts', '!test/gql/**'],
+  documents: ['test/**/*.ts', '!test/gql/**', '!test/gql-semantic/**'],
   ignoreNoDocuments: false,
   generates: {
     'test/gql/': {
@@ -20,14 +31,14 @@ const config: CodegenConfig = {
         fragmentMasking: false,
         persistedDocuments: { mode: 'embedHashInDocument', hashAlgorithm: 'sha256' },
       },
-      config: {
-        useTypeImports: true,
-        enumsAsTypes: true,
-        emitLegacyCommonJSImports: false,
-        scalars: { DateTime: 'string', Date: 'string' },
-      },
+      config,
+    },
+    'test/gql-semantic/': {
+      preset: 'client',
+      presetConfig: { fragmentMasking: false },
+      config: { ...config, nullability: { errorHandlingClient: true } },
     },
   },
 }
 
-export default config
+export default codegen

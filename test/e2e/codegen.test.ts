@@ -4,9 +4,12 @@ import { promisify } from 'node:util'
 import { expect, it } from 'vitest'
 import { root } from '../support/process.js'
 
-/** The typed documents the tests are written with are current (as `npm run schema:check` checks). */
+/**
+ * The typed documents the tests are written with, and the same typed for a client that throws on
+ * field errors, are current (as `npm run schema:check` checks).
+ */
 
-it('the typed documents in test/gql are what codegen.ts generates (run `npm run codegen`)', async () => {
+it('the typed documents in test/gql and test/gql-semantic are what codegen.ts generates (run `npm run codegen`)', async () => {
   // The CLI's own --check: it generates in memory and lists the files that would change.
   const run = promisify(execFile)(
     fileURLToPath(new URL('node_modules/.bin/graphql-codegen', root)),
