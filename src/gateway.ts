@@ -21,6 +21,7 @@ import type { Logger } from './observability/logger.js'
 import { GatewayMetrics } from './observability/metrics.js'
 import { propagateOnly, type Telemetry } from './observability/tracing-sdk.js'
 import { operationShapeLimits } from './operation/shape-limits.js'
+import { useArgumentChecks } from './operation/use-argument-checks.js'
 import { useExecutionCancellation } from './operation/use-execution-cancellation.js'
 import { useIncrementalErrorMasking } from './operation/use-incremental-error-masking.js'
 import { useOperationBudget } from './operation/use-operation-budget.js'
@@ -83,6 +84,8 @@ export function createGateway(
       ...usePersistedDocuments(config),
       ...operationShapeLimits(config),
       useOperationBudget(config),
+      // After the budget (which coerces the variables first and ends a refused operation).
+      useArgumentChecks(),
       // A client that goes away stops the execution of its operation, not only its reads.
       useExecutionCancellation(),
       // @defer and @stream over multipart/mixed and text/event-stream.

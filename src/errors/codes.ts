@@ -5,7 +5,7 @@
  */
 export const ERROR_CODES = {
   BAD_USER_INPUT:
-    'An argument or variable is refused before any upstream call: a company number of the wrong shape or checksum, `first`/`last` outside 0..500, a malformed or foreign cursor or global ID, a variable that does not coerce.',
+    'An argument or variable is refused before any upstream call: a company number of the wrong shape or checksum, `first`/`last` outside 0..500, a malformed or foreign cursor or global ID, a variable that does not coerce, a contacts search or filter over its bounds, an `@stream` initialCount below 0.',
   NOT_FOUND:
     'The upstream has nothing under that identifier (upstream 404), or nothing is served at that HTTP path.',
   UNAUTHENTICATED: 'No token to call the upstream with, or the upstream answered 401.',
