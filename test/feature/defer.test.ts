@@ -50,6 +50,22 @@ describe('@defer', () => {
     },
   )
 
+  it.each([
+    ['multipart/mixed;q=0, text/event-stream', 'text/event-stream'],
+    ['multipart/mixed;q=0, */*', 'text/event-stream'],
+    ['text/event-stream;q=0.5, multipart/*', 'multipart/mixed'],
+  ])('asked with Accept: %s, answers in %s: never a type it weighs q=0', async (accept, type) => {
+    const response = await send(deferred, accept)
+    expect(response.headers.get('content-type')?.split(';')[0]).toBe(type)
+    expect(response.text).toContain('"label":"money"')
+  })
+
+  it('asked with an Accept that weighs both part-by-part types q=0, is refused before it runs', async () => {
+    const response = await send(deferred, 'multipart/*;q=0, text/event-stream;q=0, */*')
+    expect(response.json().errors?.map((e) => e.extensions?.code)).toEqual(['NOT_ACCEPTABLE'])
+    expect(demo.calls()).toEqual([])
+  })
+
   it('turned off by a literal if: false, runs with any Accept', async () => {
     const off = deferred.replace('@defer(label: "money")', '@defer(if: false, label: "money")')
     const response = await send(off, 'application/json')
