@@ -14,8 +14,8 @@ import { useIncrementalAccept } from './http/use-incremental-accept.js'
 import { useKnownPaths } from './http/use-known-paths.js'
 import { useMetricsEndpoint } from './http/use-metrics-endpoint.js'
 import { usePersistedDocuments } from './http/use-persisted-documents.js'
-import { useQueryStringJson } from './http/use-query-string-json.js'
 import { useRequestId } from './http/use-request-id.js'
+import { useUnreadableRequest } from './http/use-unreadable-request.js'
 import { yogaLogger } from './http/yoga-logger.js'
 import type { Logger } from './observability/logger.js'
 import { GatewayMetrics } from './observability/metrics.js'
@@ -93,7 +93,7 @@ export function createGateway(
       useDeferStream(),
       useIncrementalErrorMasking((error) => maskError(error, UNEXPECTED_ERROR, !config.production)),
       // After every request parser is set (yoga's own come first).
-      useQueryStringJson(),
+      useUnreadableRequest(),
       useBodyLimit(config.maxBodyBytes),
     ],
     maskedErrors: { maskError, errorMessage: UNEXPECTED_ERROR, isDev: !config.production },

@@ -29,7 +29,7 @@ export const ERROR_CODES = {
   OPERATION_RESOLUTION_FAILURE:
     'The document has no operation of the given `operationName`, or several operations and no name to choose one.',
   BAD_REQUEST:
-    'The HTTP request is not a GraphQL request the gateway takes (a malformed body or parameter, both a query and a documentId, a Content-Length that is not a number).',
+    'The HTTP request is not a GraphQL request the gateway takes (a malformed body or parameter, both a query and a documentId, a Content-Length that is not a number); HTTP 415 for a POST body of a Content-Type the gateway does not read.',
   REQUEST_ENTITY_TOO_LARGE: 'The request body is over `MAX_BODY_BYTES` (HTTP 413).',
   NOT_ACCEPTABLE:
     'The `Accept` header admits none of the types the gateway answers in (HTTP 406), found before the operation runs.',
