@@ -14,13 +14,14 @@ import { useIncrementalAccept } from './http/use-incremental-accept.js'
 import { useKnownPaths } from './http/use-known-paths.js'
 import { useMetricsEndpoint } from './http/use-metrics-endpoint.js'
 import { usePersistedDocuments } from './http/use-persisted-documents.js'
-import { useQueryStringJson } from './http/use-query-string-json.js'
 import { useRequestId } from './http/use-request-id.js'
+import { useUnreadableRequest } from './http/use-unreadable-request.js'
 import { yogaLogger } from './http/yoga-logger.js'
 import type { Logger } from './observability/logger.js'
 import { GatewayMetrics } from './observability/metrics.js'
 import { propagateOnly, type Telemetry } from './observability/tracing-sdk.js'
 import { operationShapeLimits } from './operation/shape-limits.js'
+import { useArgumentChecks } from './operation/use-argument-checks.js'
 import { useExecutionCancellation } from './operation/use-execution-cancellation.js'
 import { useIncrementalErrorMasking } from './operation/use-incremental-error-masking.js'
 import { useOperationBudget } from './operation/use-operation-budget.js'
@@ -83,6 +84,8 @@ export function createGateway(
       ...usePersistedDocuments(config),
       ...operationShapeLimits(config),
       useOperationBudget(config),
+      // After the budget (which coerces the variables first and ends a refused operation).
+      useArgumentChecks(),
       // A client that goes away stops the execution of its operation, not only its reads.
       useExecutionCancellation(),
       // @defer and @stream over multipart/mixed and text/event-stream.
@@ -90,7 +93,7 @@ export function createGateway(
       useDeferStream(),
       useIncrementalErrorMasking((error) => maskError(error, UNEXPECTED_ERROR, !config.production)),
       // After every request parser is set (yoga's own come first).
-      useQueryStringJson(),
+      useUnreadableRequest(),
       useBodyLimit(config.maxBodyBytes),
     ],
     maskedErrors: { maskError, errorMessage: UNEXPECTED_ERROR, isDev: !config.production },

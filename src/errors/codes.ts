@@ -5,7 +5,7 @@
  */
 export const ERROR_CODES = {
   BAD_USER_INPUT:
-    'An argument or variable is refused before any upstream call: a company number of the wrong shape or checksum, `first`/`last` outside 0..500, a malformed or foreign cursor or global ID, a variable that does not coerce.',
+    'An argument or variable is refused before any upstream call: a company number of the wrong shape or checksum, `first`/`last` outside 0..500, a malformed or foreign cursor or global ID, a variable that does not coerce, a contacts search or filter over its bounds, an `@stream` initialCount below 0.',
   NOT_FOUND:
     'The upstream has nothing under that identifier (upstream 404), or nothing is served at that HTTP path.',
   UNAUTHENTICATED: 'No token to call the upstream with, or the upstream answered 401.',
@@ -29,7 +29,7 @@ export const ERROR_CODES = {
   OPERATION_RESOLUTION_FAILURE:
     'The document has no operation of the given `operationName`, or several operations and no name to choose one.',
   BAD_REQUEST:
-    'The HTTP request is not a GraphQL request the gateway takes (a malformed body or parameter, both a query and a documentId, a Content-Length that is not a number).',
+    'The HTTP request is not a GraphQL request the gateway takes (a malformed body or parameter, both a query and a documentId, a Content-Length that is not a number); HTTP 415 for a POST body of a Content-Type the gateway does not read.',
   REQUEST_ENTITY_TOO_LARGE: 'The request body is over `MAX_BODY_BYTES` (HTTP 413).',
   NOT_ACCEPTABLE:
     'The `Accept` header admits none of the types the gateway answers in (HTTP 406), found before the operation runs.',

@@ -4,49 +4,98 @@ import { errorResponse } from '../errors/error-response.js'
 /** Media types yoga can answer an operation in part by part (@defer, @stream). */
 export const INCREMENTAL_MEDIA_TYPES = ['multipart/mixed', 'text/event-stream']
 
-/** Media types yoga can answer a GraphQL request in (its result processors). */
+/**
+ * Media types yoga can answer a GraphQL request in (its result processors), in the order a
+ * wildcard admits them: application/json first, as yoga answers a wildcard.
+ */
 const SERVED_MEDIA_TYPES = [
-  'application/graphql-response+json',
   'application/json',
+  'application/graphql-response+json',
   ...INCREMENTAL_MEDIA_TYPES,
 ]
 
-/** Whether an Accept header (absent: anything) admits one of `types`. */
-export function acceptsServedType(
-  accept: string | null,
-  types: readonly string[] = SERVED_MEDIA_TYPES,
-): boolean {
+/** One media range of an Accept header. */
+interface Range {
+  type: string
+  subtype: string
+  q: number
+}
+
+/**
+ * The ranges of an Accept header (absent: anything), lowercased, blanks dropped. A range that is
+ * not `type/subtype`, asks for a charset other than UTF-8 (the only one yoga writes) or has a
+ * weight that is not a number from 0 to 1 admits nothing; of several weights, the lowest counts.
+ */
+function rangesOf(accept: string | null): Range[] {
+  const ranges: Range[] = []
   for (const part of (accept ?? '*/*').replace(/\s/g, '').toLowerCase().split(',')) {
     const [range = '', ...params] = part.split(';')
-    const charset = params.find((p) => p.startsWith('charset='))
-    if (charset !== undefined && charset !== 'charset=utf-8') continue
-    // q=0 means "not acceptable" (RFC 9110 §12.4.2).
-    if (params.some((p) => /^q=0(\.0{0,3})?$/.test(p))) continue
-    const [type, subtype] = range.split('/')
-    if (
-      types.some((served) => {
-        const [servedType, servedSubtype] = served.split('/')
-        return (
-          (type === '*' || type === servedType) && (subtype === '*' || subtype === servedSubtype)
-        )
-      })
-    ) {
-      return true
+    const [type = '', subtype = '', ...rest] = range.split('/')
+    if (!type || !subtype || rest.length > 0 || (type === '*' && subtype !== '*')) continue
+    let q = 1
+    let valid = true
+    for (const [name, value = ''] of params.map((p) => p.split('='))) {
+      if (name === 'charset') valid &&= value === 'utf-8'
+      if (name !== 'q') continue
+      const weight = value === '' ? Number.NaN : Number(value)
+      valid &&= weight >= 0 && weight <= 1
+      q = Math.min(q, weight)
     }
+    if (valid) ranges.push({ type, subtype, q })
   }
-  return false
+  return ranges
+}
+
+/**
+ * The types the gateway answers in that an Accept header admits, the client's favourite first
+ * (highest weight, then the one named first). A type's weight is that of the most specific range
+ * that names it (RFC 9110 §12.5.1: `application/*, application/json;q=0` refuses JSON), the lowest
+ * of equally specific ones; weight 0 means "not acceptable".
+ */
+export function acceptedTypes(accept: string | null): string[] {
+  const ranges = rangesOf(accept)
+  const accepted: { type: string; q: number; at: number }[] = []
+  for (const served of SERVED_MEDIA_TYPES) {
+    const [type, subtype] = served.split('/')
+    let best = { specificity: 0, q: 0, at: 0 }
+    for (const [at, range] of ranges.entries()) {
+      const specificity = specificityOf(range, type, subtype)
+      if (specificity === 0 || specificity < best.specificity) continue
+      best =
+        specificity > best.specificity
+          ? { specificity, q: range.q, at }
+          : { specificity, q: Math.min(best.q, range.q), at: best.at }
+    }
+    if (best.q > 0) accepted.push({ type: served, q: best.q, at: best.at })
+  }
+  // A stable sort: equal ranks keep SERVED_MEDIA_TYPES's order.
+  return accepted.sort((a, b) => b.q - a.q || a.at - b.at).map((a) => a.type)
+}
+
+/** How specifically a range names a type: 3 exactly, 2 by its type, 1 as a wildcard, 0 not. */
+function specificityOf(range: Range, type: string | undefined, subtype: string | undefined) {
+  if (range.type === '*') return 1
+  if (range.type !== type) return 0
+  if (range.subtype === '*') return 2
+  return range.subtype === subtype ? 3 : 0
 }
 
 /**
  * 406 for an Accept the gateway cannot serve, before the operation runs: yoga itself would only
- * find out after execution, when the upstream has been paid for.
+ * find out after execution, when the upstream has been paid for. Otherwise the header is
+ * replaced by the types it admits, favourite first: yoga picks its result processor from the
+ * header's ranges with their weights ignored, and answered in a type the client refused with q=0.
  */
 export function useAcceptCheck(graphqlEndpoint: string, graphiql: boolean): Plugin {
   return {
     onRequest({ request, url, endResponse, fetchAPI }) {
       // A browser's page request passes only when there is a page to serve it.
       if (url.pathname !== graphqlEndpoint || (graphiql && shouldRenderGraphiQL(request))) return
-      if (acceptsServedType(request.headers.get('accept'))) return
+      const accepted = acceptedTypes(request.headers.get('accept'))
+      if (accepted.length > 0) {
+        request.headers.set('accept', accepted.join(', '))
+        return
+      }
       endResponse(
         errorResponse(
           fetchAPI.Response,

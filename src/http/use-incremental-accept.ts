@@ -1,7 +1,7 @@
 import { BREAK, type DocumentNode, Kind, visit } from 'graphql'
 import type { Plugin, YogaInitialContext } from 'graphql-yoga'
 import { refusal } from '../errors/graphql-errors.js'
-import { acceptsServedType, INCREMENTAL_MEDIA_TYPES } from './use-accept-check.js'
+import { acceptedTypes, INCREMENTAL_MEDIA_TYPES } from './use-accept-check.js'
 
 /**
  * An operation with @defer or @stream is answered part by part, which only multipart/mixed and
@@ -14,7 +14,8 @@ export function useIncrementalAccept(): Plugin {
     onExecute({ args, setResultAndStopExecution }) {
       const { request } = args.contextValue as YogaInitialContext
       if (!deliversInParts(args.document)) return
-      if (acceptsServedType(request.headers.get('accept'), INCREMENTAL_MEDIA_TYPES)) return
+      const accepted = acceptedTypes(request.headers.get('accept'))
+      if (accepted.some((type) => INCREMENTAL_MEDIA_TYPES.includes(type))) return
       setResultAndStopExecution({
         errors: [
           refusal(

@@ -3,6 +3,14 @@ import { badUserInput, notFound } from '../errors/graphql-errors.js'
 import type { CompanyIdentifier, CompanyKey } from '../upstream/resources/common.js'
 import { type CompanyContact, companyContacts } from '../upstream/resources/company-contacts.js'
 import { listContacts } from '../upstream/resources/list-contacts.js'
+import {
+  argumentBounds,
+  CODE_LIST_LIMITS,
+  codeList,
+  distinctCodes,
+  MAX_SEARCH_LENGTH,
+  searchText,
+} from './argument-bounds.js'
 import { builder } from './builder.js'
 import { CompanyType, companyFromId } from './company.js'
 import { ListNode } from './list.js'
@@ -135,15 +143,6 @@ const ContactConnection = builder.connectionObject(
   { name: 'ContactEdge', description: 'A contact person and its cursor.' },
 )
 
-/** A filter value goes upstream comma-separated: it must be non-empty and hold no comma. */
-function filterValues(values: readonly string[] | null | undefined, argument: string) {
-  if (values?.some((v) => v.trim() === '' || v.includes(','))) {
-    throw badUserInput(`${argument} values must be non-empty and contain no comma.`, argument)
-  }
-  // Sorted, as they are sent: the same filters in another order are the same connection.
-  return values ? [...values].sort() : undefined
-}
-
 builder.objectField(CompanyType, 'contacts', (t) =>
   t.connection(
     {
@@ -152,38 +151,45 @@ builder.objectField(CompanyType, 'contacts', (t) =>
       description:
         'Contact persons of the company, filtered upstream. Relay paging, at most 500 per page, 20 by default.',
       args: {
-        q: t.arg.string({ description: 'Searches first name, last name and job title.' }),
+        q: t.arg.string({
+          description: `Searches first name, last name and job title: 1 to ${MAX_SEARCH_LENGTH} characters.`,
+        }),
         onlyOfficialRoles: t.arg.boolean({
           defaultValue: false,
           required: false,
           description: 'Only contacts with an official role (founder, director …).',
         }),
         seniorities: t.arg.stringList({
-          description:
-            'Only these seniorities, e.g. C_LEVEL, NON_MANAGEMENT (any of them matches).',
+          description: `Only these seniorities, e.g. C_LEVEL, NON_MANAGEMENT (any of them matches); ${CODE_LIST_LIMITS}.`,
         }),
         departments: t.arg.stringList({
-          description: 'Only these departments, e.g. SOFTWARE_ENGINEERING, PRODUCT_MANAGEMENT.',
+          description: `Only these departments, e.g. SOFTWARE_ENGINEERING, PRODUCT_MANAGEMENT; ${CODE_LIST_LIMITS}.`,
         }),
         officialRoles: t.arg.stringList({
-          description: 'Only these official roles, e.g. FOUNDER, COOWNER.',
+          description: `Only these official roles, e.g. FOUNDER, COOWNER; ${CODE_LIST_LIMITS}.`,
         }),
       },
-      extensions: pagedCost({ namesCompany: true }),
+      extensions: {
+        ...pagedCost({ namesCompany: true }),
+        ...argumentBounds({
+          q: searchText,
+          seniorities: codeList,
+          departments: codeList,
+          officialRoles: codeList,
+        }),
+      },
       resolve: (
         company,
         { q, onlyOfficialRoles, seniorities, departments, officialRoles, ...args },
         ctx,
       ) => {
-        if (q?.trim() === '')
-          throw badUserInput('q must not be empty; leave it out to search nothing.', 'q')
         const filters = {
           q: q ?? undefined,
           // false is the documented upstream default: leaving it out makes equal reads one read.
           onlyOfficialRoles: onlyOfficialRoles === true ? true : undefined,
-          seniorities: filterValues(seniorities, 'seniorities'),
-          departments: filterValues(departments, 'departments'),
-          officialRoles: filterValues(officialRoles, 'officialRoles'),
+          seniorities: distinctCodes(seniorities),
+          departments: distinctCodes(departments),
+          officialRoles: distinctCodes(officialRoles),
         }
         const connection = connectionKey(
           'companyContacts',

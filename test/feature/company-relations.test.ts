@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { graphql } from '../gql/index.js'
-import { claes, companyVars, michiels } from '../support/fixtures.js'
+import { claes, companyArgs, companyVars, michiels } from '../support/fixtures.js'
 import { startStack } from '../support/stack.js'
 
 /** Lookalikes, shareholders and participations, and contacts of a company, end to end. */
@@ -370,8 +370,75 @@ describe('Company.contacts', () => {
   it('refuses empty filter values before any upstream call', async () => {
     for (const args of [{ q: '  ' }, { seniorities: [''] }, { departments: ['SALES,FINANCE'] }]) {
       const result = await stack.execute(Contacts, { ...companyVars(staffed), ...args })
-      expect(result.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT')
+      expect(result.errors?.map((e) => e.extensions?.code)).toEqual(['BAD_USER_INPUT'])
+      expect(result.data).toBeUndefined()
     }
-    expect(checksOnly()).toEqual([staffed, staffed, staffed].map((c) => path(c, 'financials')))
+    expect(demo.calls()).toEqual([])
+  })
+
+  const distinct = (n: number) => Array.from({ length: n }, (_, i) => `CODE_${i}`)
+  it.each([
+    ['q', { q: 'a'.repeat(20_000) }, 'q is at most 200 characters.'],
+    ['q', { q: '\u{1F600}'.repeat(201) }, 'q is at most 200 characters.'],
+    [
+      'seniorities',
+      { seniorities: distinct(3000) },
+      'seniorities holds at most 20 distinct values.',
+    ],
+    ['departments', { departments: distinct(21) }, 'departments holds at most 20 distinct values.'],
+    [
+      'officialRoles',
+      { officialRoles: ['X'.repeat(51)] },
+      'officialRoles values are codes such as C_LEVEL: letters, digits, _ and -, 1 to 50 characters.',
+    ],
+    [
+      'seniorities',
+      { seniorities: ['C_LEVEL&limit=500'] },
+      'seniorities values are codes such as C_LEVEL: letters, digits, _ and -, 1 to 50 characters.',
+    ],
+  ])(
+    'refuses a %s over its bounds before the operation runs: BAD_USER_INPUT naming it and its limit',
+    async (argument, args, message) => {
+      const result = await stack.execute(Contacts, { ...companyVars(staffed), ...args })
+      expect(
+        result.errors?.map((e) => [e.extensions?.code, e.extensions?.argument, e.message]),
+      ).toEqual([['BAD_USER_INPUT', argument, message]])
+      expect(result.data).toBeUndefined()
+      expect(result.extensions?.cost).toMatchObject({ upstreamCalls: 0 })
+      expect(demo.calls()).toEqual([])
+    },
+  )
+
+  it('sends a search and codes at their bounds, each code once', async () => {
+    const q = '\u{1F600}'.repeat(200)
+    const codes = distinct(20)
+    const result = await stack.execute(Contacts, {
+      ...companyVars(staffed),
+      q,
+      seniorities: [...codes, ...codes],
+      departments: ['X'.repeat(50)],
+    })
+    expect(result.errors).toBeUndefined()
+    expect(result.data?.company?.contacts?.totalCount).toBe(0)
+    expect(demo.calls().map((c) => c.query)).toEqual([
+      {
+        q,
+        seniorities: [...codes].sort().join(','),
+        departments: 'X'.repeat(50),
+        limit: '20',
+        offset: '0',
+      },
+    ])
+  })
+
+  it('checks the filters of a contacts field that runs only', async () => {
+    const { body } = await stack.post(
+      `query($q: String, $search: Boolean!) { company(${companyArgs(staffed)}) { number contacts(q: $q) @include(if: $search) { totalCount } } }`,
+      { q: 'a'.repeat(201), search: false },
+    )
+    expect(body).toEqual({
+      data: { company: { number: staffed.companyNumber } },
+      extensions: { cost: expect.objectContaining({ upstreamCalls: 1 }) },
+    })
   })
 })

@@ -18,10 +18,16 @@ const send = (query: string, accept: string) =>
 
 type Part = {
   data?: unknown
-  incremental?: { data?: unknown; path: unknown[]; label?: string; errors?: unknown[] }[]
+  incremental?: {
+    data?: unknown
+    items?: unknown[]
+    path: unknown[]
+    label?: string
+    errors?: unknown[]
+  }[]
   hasNext: boolean
   extensions?: { cost?: { upstreamCalls: number; estimated: number } }
-  errors?: { extensions?: { code?: string } }[]
+  errors?: { message: string; extensions?: { code?: string } }[]
 }
 
 /** The JSON parts of a multipart/mixed answer, in order. */
@@ -43,6 +49,22 @@ describe('@defer', () => {
       expect(demo.calls()).toEqual([])
     },
   )
+
+  it.each([
+    ['multipart/mixed;q=0, text/event-stream', 'text/event-stream'],
+    ['multipart/mixed;q=0, */*', 'text/event-stream'],
+    ['text/event-stream;q=0.5, multipart/*', 'multipart/mixed'],
+  ])('asked with Accept: %s, answers in %s: never a type it weighs q=0', async (accept, type) => {
+    const response = await send(deferred, accept)
+    expect(response.headers.get('content-type')?.split(';')[0]).toBe(type)
+    expect(response.text).toContain('"label":"money"')
+  })
+
+  it('asked with an Accept that weighs both part-by-part types q=0, is refused before it runs', async () => {
+    const response = await send(deferred, 'multipart/*;q=0, text/event-stream;q=0, */*')
+    expect(response.json().errors?.map((e) => e.extensions?.code)).toEqual(['NOT_ACCEPTABLE'])
+    expect(demo.calls()).toEqual([])
+  })
 
   it('turned off by a literal if: false, runs with any Accept', async () => {
     const off = deferred.replace('@defer(label: "money")', '@defer(if: false, label: "money")')
@@ -214,5 +236,56 @@ describe('@defer', () => {
     const [refused] = multipartParts(await send(`{ ${copies.join(' ')} }`, 'multipart/mixed'))
     expect(refused?.errors?.map((e) => e.extensions?.code)).toEqual(['QUERY_TOO_COSTLY'])
     expect(demo.calls()).toEqual([])
+  })
+})
+
+describe('@stream', () => {
+  const streamed = (directive: string) =>
+    `query${directive.includes('$n') ? '($n: Int)' : ''} { lists(first: 3) { nodes ${directive} { name } } }`
+
+  it('sends the first initialCount items at once and the rest in later parts', async () => {
+    const response = await stack.request({
+      headers: { accept: 'multipart/mixed', ...demoToken },
+      body: { query: streamed('@stream(initialCount: 1)') },
+    })
+    const parts = multipartParts(response)
+    const names = demo.data.lists.slice(0, 3).map((l) => ({ name: l.name }))
+    expect(parts[0]).toMatchObject({ data: { lists: { nodes: names.slice(0, 1) } }, hasNext: true })
+    expect(parts.flatMap((p) => p.incremental ?? []).flatMap((i) => i.items)).toEqual(
+      names.slice(1),
+    )
+  })
+
+  it.each([
+    ['a negative literal', '@stream(initialCount: -1)', {}],
+    ['a literal null', '@stream(initialCount: null)', {}],
+    ['a negative variable', '@stream(initialCount: $n)', { n: -1 }],
+    ['a null variable', '@stream(initialCount: $n)', { n: null }],
+  ])(
+    'with %s for initialCount, is refused before it runs: BAD_USER_INPUT, no upstream call',
+    async (_what, directive, variables) => {
+      const response = await stack.request({
+        headers: { accept: 'multipart/mixed', ...demoToken },
+        body: { query: streamed(directive), variables },
+      })
+      const [part, ...others] = multipartParts(response)
+      expect(others).toEqual([])
+      expect(part?.errors?.map((e) => [e.extensions?.code, e.message])).toEqual([
+        ['BAD_USER_INPUT', '@stream’s initialCount must be 0 or more.'],
+      ])
+      expect(part?.data).toBeUndefined()
+      expect(demo.calls()).toEqual([])
+    },
+  )
+
+  it('turned off by if: false, runs whatever its initialCount', async () => {
+    const response = await send(
+      streamed('@stream(if: false, initialCount: -1)'),
+      'application/json',
+    )
+    expect(response.json().errors).toBeUndefined()
+    expect(response.json().data).toEqual({
+      lists: { nodes: demo.data.lists.slice(0, 3).map((l) => ({ name: l.name })) },
+    })
   })
 })

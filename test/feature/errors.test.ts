@@ -123,6 +123,16 @@ describe('refused before execution, with a code and no upstream call', () => {
     'application/json;q=0',
     '*/*;q=0',
     'text/html, */*;q=0',
+    // The most specific range decides: text/event-stream is refused, whatever text/* says.
+    'text/event-stream;q=0, text/*',
+    'application/*, application/json;q=0, application/graphql-response+json;q=0',
+    // Of several weights the lowest counts; a weight that is not one admits nothing.
+    'application/json;q=1;q=0',
+    'application/json;q=x',
+    'application/json;q=',
+    'application/json;q=2',
+    '*/json',
+    `${'text/html, '.repeat(1000)}application/json;q=0`,
   ])('Accept: %s → 406 before any upstream call', async (accept) => {
     const response = await listsWith(accept)
     expect(response.status).toBe(406)
@@ -142,6 +152,25 @@ describe('refused before execution, with a code and no upstream call', () => {
     expect(response.json().data).toEqual({
       lists: { totalCount: data.lists.length },
     })
+  })
+
+  it.each([
+    ['application/graphql-response+json;q=0, application/json;q=1', 'application/json'],
+    ['*/*, application/json;q=0', 'application/graphql-response+json'],
+    ['application/*, application/json;q=0', 'application/graphql-response+json'],
+    [' Application/JSON ; Q=0 ,\t*/* ', 'application/graphql-response+json'],
+    [
+      'application/json;q=0.5, application/graphql-response+json;q=0.9',
+      'application/graphql-response+json',
+    ],
+    ['multipart/mixed;q=0, text/event-stream', 'text/event-stream'],
+    ['text/event-stream;q=0, multipart/mixed;q=0.5, application/json;q=0', 'multipart/mixed'],
+    ['multipart/mixed;deferSpec=20220824, application/json;q=0', 'multipart/mixed'],
+  ])('Accept: %s → answered in %s: never a type it weighs q=0', async (accept, type) => {
+    const response = await listsWith(accept)
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')?.split(';')[0]).toBe(type)
+    expect(response.text).toContain(`{"data":{"lists":{"totalCount":${data.lists.length}}}`)
   })
 })
 

@@ -8,7 +8,7 @@ import { UpstreamError } from '../../src/upstream/errors.js'
 import { bigList, claes, companyArgs } from '../support/fixtures.js'
 import { logSink } from '../support/log-sink.js'
 import { serve } from '../support/serve.js'
-import { type GraphQLResponse, startStack } from '../support/stack.js'
+import { type Answer, type GraphQLResponse, startStack } from '../support/stack.js'
 
 /** What protects the upstream and the callers: shape limits, masking, no leaks. (Budget: budget.test.ts.) */
 
@@ -80,6 +80,21 @@ describe('operation shape limits', () => {
     expect(body.errors?.map((e) => e.extensions?.code)).toEqual(['BAD_REQUEST'])
   })
 
+  it('GraphiQL’s introspection query passes every limit', async () => {
+    const { body } = await query(
+      getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true }),
+    )
+    expect(body.errors).toBeUndefined()
+  })
+})
+
+describe('requests the gateway cannot read: coded, nothing run', () => {
+  const lists = '{ lists(first: 1) { totalCount } }'
+  const send = (contentType: string, body: string) =>
+    stack.request({ headers: { 'content-type': contentType, accept: 'application/json' }, body })
+  const refusal = (answer: Answer) =>
+    answer.json().errors?.map((e) => [e.extensions?.code, e.message])
+
   it.each([
     ['variables', '{bad'],
     ['extensions', '{"persistedQuery":'],
@@ -99,11 +114,62 @@ describe('operation shape limits', () => {
     },
   )
 
-  it('GraphiQL’s introspection query passes every limit', async () => {
-    const { body } = await query(
-      getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true }),
-    )
-    expect(body.errors).toBeUndefined()
+  it.each(['text/plain', 'application/xml', 'text/plain;charset=UTF-8'])(
+    'a POST of Content-Type %s → 415 BAD_REQUEST',
+    async (contentType) => {
+      const answer = await send(contentType, JSON.stringify({ query: lists }))
+      expect(answer.status).toBe(415)
+      expect(answer.headers.get('content-type')).toMatch(/^application\/json/)
+      expect(refusal(answer)).toEqual([
+        [
+          'BAD_REQUEST',
+          'The gateway does not read a body of this Content-Type: send application/json.',
+        ],
+      ])
+      expect(demo.calls()).toEqual([])
+    },
+  )
+
+  it.each([
+    ['variables', '{bad'],
+    ['extensions', '{"persistedQuery":'],
+  ])('a form whose %s is not JSON → 400 BAD_REQUEST', async (name, value) => {
+    const form = new URLSearchParams({ query: lists, [name]: value })
+    const answer = await send('application/x-www-form-urlencoded', form.toString())
+    expect(answer.status).toBe(400)
+    expect(refusal(answer)).toEqual([['BAD_REQUEST', `The ${name} parameter is not JSON.`]])
+    expect(demo.calls()).toEqual([])
+  })
+
+  it('a form with JSON in its fields is answered', async () => {
+    const form = new URLSearchParams({
+      query: 'query($n: Int) { lists(first: $n) { totalCount } }',
+      variables: '{"n":1}',
+    })
+    const answer = await send('application/x-www-form-urlencoded', form.toString())
+    expect(answer.json().data).toEqual({ lists: { totalCount: demo.data.lists.length } })
+  })
+
+  /** A multipart/form-data body of these fields, with its Content-Type. */
+  async function multipart(fields: Record<string, string>) {
+    const form = new FormData()
+    for (const [name, value] of Object.entries(fields)) form.set(name, value)
+    const request = new Request('http://form.test', { method: 'POST', body: form })
+    return send(request.headers.get('content-type') ?? '', await request.text())
+  }
+
+  it.each([
+    [{ operations: '{bad' }, 'Multipart form field "operations" must be a valid JSON string'],
+    [{ query: lists }, 'Missing multipart form field "operations"'],
+    [
+      { operations: JSON.stringify({ query: lists }), map: '{bad' },
+      'Multipart form field "map" must be a valid JSON string',
+    ],
+  ])('a multipart body %j → 400 BAD_REQUEST', async (fields, message) => {
+    const answer = await multipart(fields)
+    expect(answer.status).toBe(400)
+    expect(refusal(answer)).toEqual([['BAD_REQUEST', message]])
+    expect(demo.calls()).toEqual([])
   })
 })
 
