@@ -68,6 +68,8 @@ export function createGateway(
     maxRequestBodySize: false,
     // One operation per request: a batch would multiply the upstream work past the cost check.
     batching: false,
+    // No file uploads in the schema: a multipart body would only be parsing work for nothing.
+    multipart: false,
     plugins: [
       // First, so its span covers the other plugins and sees their refusals.
       useOperationTracing(telemetry.tracer),

@@ -1,14 +1,12 @@
-import { GraphQLError } from 'graphql'
 import type { Plugin } from 'graphql-yoga'
 import { errorResponse } from '../errors/error-response.js'
 import { httpError } from '../errors/graphql-errors.js'
 
 /**
  * A request yoga cannot read is the caller's error, answered with a coded body before anything
- * runs. yoga answered a POST of a Content-Type none of its parsers reads with an empty 415; let
- * JSON.parse's SyntaxError through for variables or extensions that are not JSON in a GET's query
- * string or a form's body (a 500 and an error-level stack); and refused a multipart body without
- * a JSON `operations` field with an uncoded error (an INTERNAL_SERVER_ERROR).
+ * runs. yoga answered a POST of a Content-Type none of its parsers reads with an empty 415, and
+ * let JSON.parse's SyntaxError through for variables or extensions that are not JSON in a GET's
+ * query string or a form's body (a 500 and an error-level stack).
  */
 export function useUnreadableRequest(): Plugin {
   return {
@@ -32,15 +30,7 @@ export function useUnreadableRequest(): Plugin {
       }
       setRequestParser(async (original) => {
         if (isForm(original)) refuseNonJson(new URLSearchParams(await original.clone().text()))
-        try {
-          return await requestParser(original)
-        } catch (error) {
-          // yoga's own refusals carry their status (400, 413); one without is the caller's too.
-          if (error instanceof GraphQLError && error.extensions.http === undefined) {
-            throw httpError('BAD_REQUEST', 400, error.message)
-          }
-          throw error
-        }
+        return requestParser(original)
       })
     },
   }
