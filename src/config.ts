@@ -16,6 +16,11 @@ const flag = z
 const optional = <T>(schema: z.ZodType<T>) =>
   z.preprocess((v) => (v === '' ? undefined : v), schema.optional())
 
+/** `scheme://host[:port]`, as a browser sends it in `Origin`. */
+function isOrigin(text: string): boolean {
+  return URL.canParse(text) && new URL(text).origin === text
+}
+
 /** The variables as they are named in the environment, each with its default and meaning. */
 export const environment = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(4000).describe('port to listen on'),
@@ -140,6 +145,18 @@ export const environment = z.object({
   AUTH_AUDIENCE: optional(z.string().min(1)).describe(
     'with `AUTH_JWKS_URL`: the `aud` every caller JWT must name',
   ),
+  CORS_ORIGINS: optional(
+    z
+      .string()
+      .transform((list) => list.split(',').map((origin) => origin.trim()))
+      .refine(
+        (origins) => origins.join() === '*' || origins.every(isOrigin),
+        'must be `*` or comma-separated origins such as `https://app.example.com`',
+      )
+      .transform((origins) => (origins.join() === '*' ? ('*' as const) : origins)),
+  ).describe(
+    'comma-separated browser origins allowed to call (`https://app.example.com`), or `*` for any; never with credentials. Unset: any origin in development and with the demo upstream; none with `NODE_ENV=production` and an `UPSTREAM_URL`',
+  ),
 })
 
 /**
@@ -205,6 +222,9 @@ const settings = environment
       e.AUTH_JWKS_URL && e.AUTH_ISSUER && e.AUTH_AUDIENCE
         ? { jwksUrl: e.AUTH_JWKS_URL, issuer: e.AUTH_ISSUER, audience: e.AUTH_AUDIENCE }
         : undefined,
+    /** `*`: any origin; a list: those; empty: none (no CORS headers at all). */
+    corsOrigins:
+      e.CORS_ORIGINS ?? (e.NODE_ENV === 'production' && e.UPSTREAM_URL ? [] : ('*' as const)),
     gatewaySecret: e.GATEWAY_SECRET ?? DEVELOPMENT_SECRET,
     /** main.ts warns when production runs on the development secret. */
     gatewaySecretIsDefault: e.GATEWAY_SECRET === undefined,

@@ -7,6 +7,7 @@ import { type Context, contextFactory } from './context.js'
 import { keyedHash } from './domain/keyed-hash.js'
 import { maskError, UNEXPECTED_ERROR } from './errors/graphql-errors.js'
 import { credentialVerifier } from './http/caller-identity.js'
+import { corsOptions } from './http/cors.js'
 import { useDrain } from './http/drain.js'
 import { graphiqlOptions } from './http/graphiql.js'
 import { useAcceptCheck } from './http/use-accept-check.js'
@@ -77,6 +78,7 @@ export function createGateway(
     maxRequestBodySize: false,
     // One operation per request: a batch would multiply the upstream work past the cost check.
     batching: false,
+    cors: corsOptions(config.corsOrigins),
     plugins: [
       // First, so its span covers the other plugins and sees their refusals.
       useOperationTracing(telemetry.tracer),

@@ -35,6 +35,7 @@ describe('settings', () => {
       graphiql: true,
       authApiKeysFile: undefined,
       authJwt: undefined,
+      corsOrigins: '*',
       gatewaySecret: expect.any(String),
       gatewaySecretIsDefault: true,
       production: false,
@@ -61,6 +62,10 @@ describe('settings', () => {
     ['OPERATION_TIMEOUT_MS', 'soon'],
     ['GATEWAY_SECRET', 'short'],
     ['AUTH_JWKS_URL', 'keys.json'],
+    ['CORS_ORIGINS', 'app.example.com'],
+    ['CORS_ORIGINS', 'https://app.example.com/'],
+    ['CORS_ORIGINS', 'https://app.example.com,*'],
+    ['CORS_ORIGINS', 'null'],
   ])('refuses %s=%s with one line naming it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError)
     expect(() => loadConfig({ [name]: value })).toThrow(
@@ -69,7 +74,7 @@ describe('settings', () => {
   })
 })
 
-describe('caller verification settings', () => {
+describe('caller verification and CORS settings', () => {
   const jwt = {
     AUTH_JWKS_URL: 'https://issuer.example.test/.well-known/jwks.json',
     AUTH_ISSUER: 'https://issuer.example.test/',
@@ -92,6 +97,18 @@ describe('caller verification settings', () => {
     expect(() => loadConfig({ AUTH_ISSUER: jwt.AUTH_ISSUER })).toThrow(
       /^Invalid setting AUTH_JWKS_URL: [^\n]+$/,
     )
+  })
+
+  it('CORS_ORIGINS: a list, `*`, and unset: any in development and with the demo, none in production', () => {
+    expect(
+      loadConfig({ CORS_ORIGINS: 'https://a.example.test, http://localhost:3000' }),
+    ).toMatchObject({ corsOrigins: ['https://a.example.test', 'http://localhost:3000'] })
+    expect(loadConfig({ CORS_ORIGINS: ' * ' }).corsOrigins).toBe('*')
+    expect(loadConfig({}).corsOrigins).toBe('*')
+    expect(loadConfig({ NODE_ENV: 'production' }).corsOrigins).toBe('*')
+    expect(
+      loadConfig({ NODE_ENV: 'production', UPSTREAM_URL: 'https://api.example.test' }).corsOrigins,
+    ).toEqual([])
   })
 
   describe('start-up warnings', () => {
