@@ -16,6 +16,11 @@ const flag = z
 const optional = <T>(schema: z.ZodType<T>) =>
   z.preprocess((v) => (v === '' ? undefined : v), schema.optional())
 
+/** `scheme://host[:port]`, as a browser sends it in `Origin`. */
+function isOrigin(text: string): boolean {
+  return URL.canParse(text) && new URL(text).origin === text
+}
+
 /** The variables as they are named in the environment, each with its default and meaning. */
 export const environment = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(4000).describe('port to listen on'),
@@ -126,6 +131,32 @@ export const environment = z.object({
       "`true`: only the manifest's operations run; anything else is `PERSISTED_QUERY_ONLY`, with no upstream call",
     ),
   GRAPHIQL: flag.default(true).describe('`false`: `/graphql` serves no GraphiQL page'),
+  AUTH_API_KEYS_FILE: optional(z.string().min(1)).describe(
+    'with `UPSTREAM_TOKEN`: path of a JSON file `{ "<caller name>": "<SHA-256 hex of the key>" }`, read at start; a caller sends `Authorization: Bearer <key>` and is known by its name; keys are never stored in clear (docs/callers.md)',
+  ),
+  AUTH_JWKS_URL: optional(
+    z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+  ).describe(
+    "with `UPSTREAM_TOKEN`: the issuer's JSON Web Key Set; callers' bearer tokens are then JWTs (RS256, ES256) checked against it (fetched, cached, fetched again for an unknown `kid`), the caller is their `sub`. Needs `AUTH_ISSUER` and `AUTH_AUDIENCE`; may be combined with `AUTH_API_KEYS_FILE`",
+  ),
+  AUTH_ISSUER: optional(z.string().min(1)).describe(
+    'with `AUTH_JWKS_URL`: the `iss` every caller JWT must carry',
+  ),
+  AUTH_AUDIENCE: optional(z.string().min(1)).describe(
+    'with `AUTH_JWKS_URL`: the `aud` every caller JWT must name',
+  ),
+  CORS_ORIGINS: optional(
+    z
+      .string()
+      .transform((list) => list.split(',').map((origin) => origin.trim()))
+      .refine(
+        (origins) => origins.join() === '*' || origins.every(isOrigin),
+        'must be `*` or comma-separated origins such as `https://app.example.com`',
+      )
+      .transform((origins) => (origins.join() === '*' ? ('*' as const) : origins)),
+  ).describe(
+    'comma-separated browser origins allowed to call (`https://app.example.com`), or `*` for any; never with credentials. Unset: any origin in development and with the demo upstream; none with `NODE_ENV=production` and an `UPSTREAM_URL`',
+  ),
 })
 
 /**
@@ -144,6 +175,22 @@ export const telemetrySettings = {
 } as const satisfies Record<string, string>
 
 const settings = environment
+  .superRefine((e, context) => {
+    // A JWT is only as good as the checks of its issuer and audience: all three or none.
+    const jwt = {
+      AUTH_JWKS_URL: e.AUTH_JWKS_URL,
+      AUTH_ISSUER: e.AUTH_ISSUER,
+      AUTH_AUDIENCE: e.AUTH_AUDIENCE,
+    }
+    const missing = Object.entries(jwt).find(([, value]) => value === undefined)?.[0]
+    if (missing && Object.values(jwt).some((value) => value !== undefined)) {
+      context.addIssue({
+        code: 'custom',
+        path: [missing],
+        message: 'AUTH_JWKS_URL, AUTH_ISSUER and AUTH_AUDIENCE go together: set all three or none',
+      })
+    }
+  })
   // The same settings under the names the code uses.
   .transform((e) => ({
     port: e.PORT,
@@ -170,6 +217,14 @@ const settings = environment
     persistedDocuments: e.PERSISTED_DOCUMENTS,
     persistedDocumentsOnly: e.PERSISTED_DOCUMENTS_ONLY,
     graphiql: e.GRAPHIQL,
+    authApiKeysFile: e.AUTH_API_KEYS_FILE,
+    authJwt:
+      e.AUTH_JWKS_URL && e.AUTH_ISSUER && e.AUTH_AUDIENCE
+        ? { jwksUrl: e.AUTH_JWKS_URL, issuer: e.AUTH_ISSUER, audience: e.AUTH_AUDIENCE }
+        : undefined,
+    /** `*`: any origin; a list: those; empty: none (no CORS headers at all). */
+    corsOrigins:
+      e.CORS_ORIGINS ?? (e.NODE_ENV === 'production' && e.UPSTREAM_URL ? [] : ('*' as const)),
     gatewaySecret: e.GATEWAY_SECRET ?? DEVELOPMENT_SECRET,
     /** main.ts warns when production runs on the development secret. */
     gatewaySecretIsDefault: e.GATEWAY_SECRET === undefined,
@@ -180,6 +235,23 @@ const settings = environment
 export type Config = z.output<typeof settings>
 
 export class ConfigError extends Error {}
+
+/** What start-up warns about: settings fine for development that production should not run on. */
+export function startWarnings(config: Config): string[] {
+  if (!config.production) return []
+  const warnings: string[] = []
+  if (config.gatewaySecretIsDefault) {
+    warnings.push(
+      'GATEWAY_SECRET is unset: Contact IDs are keyed with the public development secret; set the same secret on every replica',
+    )
+  }
+  if (config.upstreamToken !== undefined && !config.authApiKeysFile && !config.authJwt) {
+    warnings.push(
+      'UPSTREAM_TOKEN is set and no caller is verified (neither AUTH_API_KEYS_FILE nor AUTH_JWKS_URL): anyone who reaches the gateway spends that token, and callers are told apart by their address only',
+    )
+  }
+  return warnings
+}
 
 /** Parses the environment; a bad value throws a ConfigError with one line naming the variable. */
 export function loadConfig(env: Record<string, string | undefined>): Config {

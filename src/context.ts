@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { setMaxListeners } from 'node:events'
 import type { IncomingMessage } from 'node:http'
 import type { YogaInitialContext } from 'graphql-yoga'
@@ -23,6 +22,8 @@ export interface Operation extends ReadScope {
   /** Reads answered by an expired entry because the upstream failed (stale-if-error). */
   readonly staleReads: number
   readonly limit: number
+  /** Who is calling, a short keyed hash (src/http/use-caller-identity.ts): also its fairnessKey. */
+  readonly callerId: string
   end(): void
 }
 
@@ -60,10 +61,17 @@ export function bearerToken(authorization: string | null): string | undefined {
  */
 const OPERATION_ENDED = new DOMException('The operation ended.', 'AbortError')
 
+/**
+ * Who sent a request, a short keyed hash (src/http/use-caller-identity.ts), asked once its
+ * credential is verified; `address` is the socket's remote address.
+ */
+export type CallerId = (request: Request, address: string | undefined) => string
+
 export interface ContextSettings {
   maxOperationCost: number
   operationTimeoutMs: number
   gatewaySecret: string
+  callerId: CallerId
 }
 
 export function contextFactory(
@@ -82,8 +90,6 @@ export function contextFactory(
     if (request.signal.aborted) ended.abort(OPERATION_ENDED)
     else
       request.signal.addEventListener('abort', () => ended.abort(OPERATION_ENDED), { once: true })
-    const address = req?.socket.remoteAddress
-    let fairnessKey: string | undefined
     let used = 0
     let cacheHits = 0
     let staleReads = 0
@@ -91,12 +97,13 @@ export function contextFactory(
       requestId: requestIdOf(request),
       trace: operationTraceOf(request),
       caller: { token, language: languageOf(request.headers.get('accept-language')) },
-      // Callers share connections fairly by their token, or else by their address, so that
-      // sending no token, or many operations at once, buys no bigger share. Worked out when a
-      // read first waits for a connection: an operation served from the cache needs none.
+      get callerId() {
+        return settings.callerId(request, req?.socket.remoteAddress)
+      },
+      // One share of connections per caller, so that sending many operations at once (or
+      // made-up credentials) buys no bigger share.
       get fairnessKey() {
-        fairnessKey ??= hash(['fairness', token ?? `address ${address ?? randomUUID()}`])
-        return fairnessKey
+        return this.callerId
       },
       signal: ended.signal,
       deadline: Date.now() + settings.operationTimeoutMs,

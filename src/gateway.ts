@@ -6,10 +6,13 @@ import type { Config } from './config.js'
 import { type Context, contextFactory } from './context.js'
 import { keyedHash } from './domain/keyed-hash.js'
 import { maskError, UNEXPECTED_ERROR } from './errors/graphql-errors.js'
+import { credentialVerifier } from './http/caller-identity.js'
+import { corsOptions } from './http/cors.js'
 import { useDrain } from './http/drain.js'
 import { graphiqlOptions } from './http/graphiql.js'
 import { useAcceptCheck } from './http/use-accept-check.js'
 import { useBodyLimit } from './http/use-body-limit.js'
+import { callers } from './http/use-caller-identity.js'
 import { useIncrementalAccept } from './http/use-incremental-accept.js'
 import { useKnownPaths } from './http/use-known-paths.js'
 import { useMetricsEndpoint } from './http/use-metrics-endpoint.js'
@@ -51,17 +54,25 @@ export function createGateway(
   telemetry: Telemetry = propagateOnly(),
 ) {
   const metrics = new GatewayMetrics()
+  // First: a bad keys file stops start-up before any connection is opened.
+  const verify = credentialVerifier(config)
+  const caller = callers({
+    verify,
+    serviceToken: config.upstreamToken !== undefined,
+    hash: (parts, length) => keyedHash(config.gatewaySecret, parts, length),
+    logger,
+  })
   const upstream = createUpstream(config, logger, metrics)
   const { client } = upstream
   let draining = false
   const graphqlEndpoint = '/graphql'
   const yoga = createYoga<Partial<typeof WARM_UP>, Context>({
     schema,
-    context: contextFactory(client, config),
+    context: contextFactory(client, { ...config, callerId: caller.idOf }),
     graphqlEndpoint,
     landingPage: false,
     // GRAPHIQL=false: no page; a browser's GET gets a GraphQL-over-HTTP answer like any other.
-    graphiql: config.graphiql && graphiqlOptions(config.upstreamToken),
+    graphiql: config.graphiql && graphiqlOptions(config.upstreamToken, verify !== undefined),
     // GraphiQL's assets are served from the package, so it works with no internet access.
     renderGraphiQL,
     // MAX_BODY_BYTES: useBodyLimit below, cheaper than yoga's own check.
@@ -70,18 +81,21 @@ export function createGateway(
     batching: false,
     // No file uploads in the schema: a multipart body would only be parsing work for nothing.
     multipart: false,
+    cors: corsOptions(config.corsOrigins),
     plugins: [
       // First, so its span covers the other plugins and sees their refusals.
       useOperationTracing(telemetry.tracer),
       useRequestId(),
       useKnownPaths([graphqlEndpoint, '/health', '/ready', '/metrics']),
       useMetricsEndpoint(metrics),
-      useOperationLog(graphqlEndpoint, logger, metrics),
+      useOperationLog(graphqlEndpoint, logger, metrics, caller.idOf),
       // /health (liveness) is yoga's own; ready: not draining, and the upstream answers and
       // takes our token.
       useReadinessCheck({ endpoint: '/ready', check: () => !draining && client.ready() }),
       useDrain(() => draining),
       useAcceptCheck(graphqlEndpoint, config.graphiql),
+      // Before the body is read: a caller that cannot be verified costs nothing more.
+      ...(caller.plugin ? [caller.plugin] : []),
       // documentId / Apollo hash → the manifest's document (read now; none without a manifest).
       ...usePersistedDocuments(config),
       ...operationShapeLimits(config),

@@ -1,5 +1,5 @@
 import { createServer } from 'node:http'
-import { ConfigError, loadConfig } from './config.js'
+import { ConfigError, loadConfig, startWarnings } from './config.js'
 import type { DemoUpstream } from './demo-upstream/server.js'
 import { createGateway } from './gateway.js'
 import { trackConnections } from './http/drain.js'
@@ -23,11 +23,7 @@ const config = orExit(() => loadConfig(process.env))
 const logger = createLogger(config.logLevel)
 const telemetry = orExit(() => startTelemetry(process.env, 'company-data-gateway', logger))
 if (telemetry.exporting) logger.info('Traces exported over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT)')
-if (config.production && config.gatewaySecretIsDefault) {
-  logger.warn(
-    'GATEWAY_SECRET is unset: Contact IDs are keyed with the public development secret; set the same secret on every replica',
-  )
-}
+for (const warning of startWarnings(config)) logger.warn(warning)
 let demo: DemoUpstream | undefined
 let upstreamUrl = config.upstreamUrl
 let upstreamToken = config.upstreamToken

@@ -8,7 +8,10 @@ export const ERROR_CODES = {
     'An argument or variable is refused before any upstream call: a company number of the wrong shape or checksum, `first`/`last` outside 0..500, a malformed or foreign cursor or global ID, a variable that does not coerce, a contacts search or filter over its bounds, an `@stream` initialCount below 0.',
   NOT_FOUND:
     'The upstream has nothing under that identifier (upstream 404), or nothing is served at that HTTP path.',
-  UNAUTHENTICATED: 'No token to call the upstream with, or the upstream answered 401.',
+  UNAUTHENTICATED:
+    'No token to call the upstream with, or the upstream answered 401; where the gateway verifies callers (`AUTH_API_KEYS_FILE`, `AUTH_JWKS_URL`), a missing or refused credential: HTTP 401 with `WWW-Authenticate: Bearer`, before any upstream call.',
+  AUTH_UNAVAILABLE:
+    "A caller's JWT could not be checked because the issuer's key set (`AUTH_JWKS_URL`) could not be fetched (HTTP 503): not the caller's fault, try again.",
   FORBIDDEN: 'The upstream answered 403.',
   RATE_LIMITED:
     'The upstream answered 429 after retries, or the `UPSTREAM_RATE_LIMIT` budget had no turn in time; `retryAfterSeconds` when known.',

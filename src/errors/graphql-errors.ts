@@ -52,9 +52,14 @@ export function validationError(message: string, options: GraphQLErrorOptions = 
   return codedError('GRAPHQL_VALIDATION_FAILED', message, options)
 }
 
-/** An HTTP-level refusal of yoga's request parsing (413, 400). */
-export function httpError(code: ErrorCode, status: number, message: string): GraphQLError {
-  return codedError(code, message, { extensions: { http: { status } } })
+/** An HTTP-level refusal of yoga's request parsing (413, 400, 401), with headers of its own. */
+export function httpError(
+  code: ErrorCode,
+  status: number,
+  message: string,
+  headers?: Record<string, string>,
+): GraphQLError {
+  return codedError(code, message, { extensions: { http: { status, headers } } })
 }
 
 /**

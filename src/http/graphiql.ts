@@ -2,7 +2,8 @@
  * What GraphiQL opens with (GRAPHIQL=true): three tabs that run on whatever upstream is
  * configured, since none names a list or company of its own: the walk the gateway is for,
  * backward paging, and a lookup by global ID. Without UPSTREAM_TOKEN the caller's own token is
- * forwarded, so the headers editor starts with the Authorization header to fill in.
+ * forwarded, and with AUTH_* the caller's credential is verified, so the headers editor then
+ * starts with the Authorization header to fill in.
  */
 
 export interface GraphiQLTab {
@@ -67,11 +68,14 @@ query Node($id: ID!) {
   },
 ]
 
-/** yoga's GraphiQL options for the gateway. */
-export function graphiqlOptions(upstreamToken: string | undefined) {
-  const headers = upstreamToken
-    ? undefined
-    : JSON.stringify({ Authorization: 'Bearer <your upstream token>' }, null, 2)
+/** yoga's GraphiQL options for the gateway: callers verified here need their credential too. */
+export function graphiqlOptions(upstreamToken: string | undefined, callersVerified: boolean) {
+  const credential = callersVerified
+    ? '<your API key or token>'
+    : upstreamToken
+      ? undefined
+      : '<your upstream token>'
+  const headers = credential && JSON.stringify({ Authorization: `Bearer ${credential}` }, null, 2)
   return {
     title: 'Company data gateway',
     defaultTabs: GRAPHIQL_TABS.map((tab) => ({ ...tab, headers })),

@@ -1,6 +1,7 @@
+import type { IncomingMessage } from 'node:http'
 import type { ExecutionResult } from 'graphql'
 import { isAsyncIterable, type Plugin } from 'graphql-yoga'
-import type { Context } from '../context.js'
+import type { CallerId, Context } from '../context.js'
 import type { Logger } from '../observability/logger.js'
 import type { GatewayMetrics, OperationOutcome } from '../observability/metrics.js'
 import { requestIdOf } from '../observability/request-id.js'
@@ -10,13 +11,15 @@ import { isWarmUp } from './warm-up.js'
 
 /**
  * One log line per GraphQL request: the operation's name, outcome, duration, upstream calls,
- * cache hits and error codes, with the request's id, so operators see what each query cost and
- * why one was refused; and the same outcome and duration in the metrics. Refusals (406, parse,
- * validation, variables, budget) count like the rest. Never variables, query text or headers.
+ * cache hits and error codes, with the request's id and its caller (a keyed hash, never a
+ * metric label), so operators see what each query cost, for whom, and why one was refused; and
+ * the same outcome and duration in the metrics. Refusals (401, 406, parse, validation,
+ * variables, budget) count like the rest. Never variables, query text or headers.
  */
 
 interface Entry {
   started: number
+  address: string | undefined
   operation?: string | null
   context?: Context
   codes?: string[]
@@ -41,17 +44,19 @@ export function useOperationLog(
   graphqlEndpoint: string,
   logger: Logger | undefined,
   metrics: GatewayMetrics,
+  callerId: CallerId,
 ): Plugin<Context> {
   const entries = new WeakMap<Request, Entry>()
   const report = (request: Request, entry: Entry, status: number) => {
     entries.delete(request)
-    logOperation(request, entry, status, logger, metrics)
+    logOperation(request, entry, status, logger, metrics, callerId)
   }
   return {
     onRequest({ request, url, serverContext }) {
       // The start-up warm-up (createGateway's `warm`) is no caller's operation.
       if (url.pathname !== graphqlEndpoint || isWarmUp(serverContext)) return
-      entries.set(request, { started: performance.now() })
+      const address = (serverContext as { req?: IncomingMessage }).req?.socket.remoteAddress
+      entries.set(request, { started: performance.now(), address })
     },
     onValidate({ params, context }) {
       // The name of the operation the document holds, never the caller's `operationName` as
@@ -109,6 +114,7 @@ function logOperation(
   status: number,
   logger: Logger | undefined,
   metrics: GatewayMetrics,
+  callerId: CallerId,
 ) {
   const outcome = entry.outcome ?? 'refused'
   const ms = performance.now() - entry.started
@@ -116,6 +122,7 @@ function logOperation(
   logger?.info(
     {
       requestId: requestIdOf(request),
+      caller: callerId(request, entry.address),
       operation: entry.operation ?? null,
       outcome,
       status,

@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Script } from 'node:vm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { DemoUpstream } from '../../src/demo-upstream/server.js'
 import { GRAPHIQL_TABS } from '../../src/http/graphiql.js'
 import { claes, companyArgs, demoData } from '../support/fixtures.js'
@@ -19,6 +22,21 @@ describe('a bad setting', () => {
     const { stderr } = run.output()
     expect(stderr.trim().split('\n')).toHaveLength(1)
     expect(stderr).toMatch(/^Invalid setting PORT/)
+  })
+
+  it('stops start-up on an API keys file with a bad entry, with one line naming AUTH_API_KEYS_FILE', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gateway-keys-'))
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
+    const keys = join(dir, 'keys.json')
+    writeFileSync(keys, JSON.stringify({ alice: 'alice-key-in-clear' }))
+    const run = startGateway({ PORT: String(await freePort()), AUTH_API_KEYS_FILE: keys })
+    expect(await run.exited).toBe(1)
+    const { stderr } = run.output()
+    expect(stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^Invalid setting AUTH_API_KEYS_FILE: .*64 hex digits.*\(at "alice"\)$/,
+      ),
+    ])
   })
 })
 

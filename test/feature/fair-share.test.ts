@@ -1,3 +1,8 @@
+import { createHash, randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Agent, fetch as undiciFetch } from 'undici'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { DEMO_TOKEN, DemoUpstream } from '../../src/demo-upstream/server.js'
 import { createLogger } from '../../src/observability/logger.js'
@@ -234,30 +239,79 @@ describe('through the gateway: callers are told apart by their token', async () 
   })
 })
 
-describe('through the gateway with a service token: callers without one are told apart by address', async () => {
+describe('through the gateway with a service token and no verification: callers are told apart by address only', async () => {
   const stack = await startStack({ upstreamToken: DEMO_TOKEN, upstreamMaxConnections: 2 })
   const upstream = stack.demo
   const address = `${(await serve(stack.gateway.yoga)).url}/graphql`
-  const ask = (query: string, headers: Record<string, string> = {}) =>
-    fetch(address, {
+  // Linux answers all of 127.0.0.0/8 on loopback: a connection from 127.0.0.2 is another address.
+  const here = new Agent()
+  const elsewhere = new Agent({ localAddress: '127.0.0.2' })
+  afterAll(() => Promise.all([here.close(), elsewhere.close()]))
+  const ask = (from: Agent, query: string, headers: Record<string, string> = {}) =>
+    undiciFetch(address, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify({ query }),
+      dispatcher: from,
     }).then((r) => r.json() as Promise<{ errors?: unknown[] }>)
 
-  it('eight operations sent without a token get one share between them, not eight', async () => {
-    const queue = watchQueue()
+  it('30 operations with 30 made-up bearer tokens get one share, not 30: another address’s read overtakes them', async () => {
+    const acquire = vi.spyOn(FairShare.prototype, 'acquire')
+    onTestFinished(() => acquire.mockRestore())
     const held = upstream.hold(/^\/v1\//)
-    const heavy = Array.from({ length: 8 }, () =>
-      ask(`{ list(listId: ${bigList.id}) { companies(first: 5) { nodes { number } } } }`),
+    const heavy = Array.from({ length: 30 }, () =>
+      ask(here, `{ list(listId: ${bigList.id}) { name } }`, {
+        authorization: `Bearer ${randomUUID()}`,
+      }),
     )
-    await upstream.waitForCalls((calls) => calls.length === 2)
-    const light = ask('{ lists(first: 1) { totalCount } }', { authorization: 'Bearer light' })
-    await queue.twoCallers()
+    // Each asks for its one read: two are sent, 28 wait.
+    await vi.waitFor(() => expect(acquire).toHaveBeenCalledTimes(30), { timeout: 10_000 })
+    const light = ask(elsewhere, '{ lists(first: 1) { totalCount } }')
+    await vi.waitFor(() => expect(acquire).toHaveBeenCalledTimes(31), { timeout: 10_000 })
+    // Two queues: the 30 operations' one and the other caller's.
+    expect(new Set(acquire.mock.calls.map(([key]) => key)).size).toBe(2)
     held.release()
     const answers = await Promise.all([...heavy, light])
     expect(answers.map((a) => a.errors)).toEqual(answers.map(() => undefined))
-    // With one share per operation it would wait behind the other seven (about tenth).
-    expect(upstream.calls().findIndex((c) => c.path === '/v1/lists')).toBeLessThanOrEqual(5)
+    // One share for the 30: the next turn after the two in flight, or the one after. With a
+    // share per made-up token it came 31st.
+    expect(upstream.calls().findIndex((c) => c.path === '/v1/lists')).toBeLessThanOrEqual(3)
+  })
+})
+
+describe('through the gateway with verified callers: a caller is its verified name', async () => {
+  const keys = { heavy: 'heavy-key-0123456789', light: 'light-key-0123456789' }
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-keys-'))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  const authApiKeysFile = join(dir, 'keys.json')
+  const sha256 = (key: string) => createHash('sha256').update(key).digest('hex')
+  writeFileSync(
+    authApiKeysFile,
+    JSON.stringify({ heavy: sha256(keys.heavy), light: sha256(keys.light) }),
+  )
+  const stack = await startStack({
+    upstreamToken: DEMO_TOKEN,
+    authApiKeysFile,
+    upstreamMaxConnections: 2,
+  })
+  const ask = async (key: string, query: string) =>
+    (await stack.post(query, {}, { authorization: `Bearer ${key}` })).body
+
+  it('30 operations of one caller get one share: another caller’s read overtakes them', async () => {
+    const acquire = vi.spyOn(FairShare.prototype, 'acquire')
+    onTestFinished(() => acquire.mockRestore())
+    const held = stack.demo.hold(/^\/v1\//)
+    const heavy = Array.from({ length: 30 }, () =>
+      ask(keys.heavy, `{ list(listId: ${bigList.id}) { name } }`),
+    )
+    await vi.waitFor(() => expect(acquire).toHaveBeenCalledTimes(30), { timeout: 10_000 })
+    const light = ask(keys.light, '{ lists(first: 1) { totalCount } }')
+    await vi.waitFor(() => expect(acquire).toHaveBeenCalledTimes(31), { timeout: 10_000 })
+    // Two queues: the 30 operations' one and the other caller's.
+    expect(new Set(acquire.mock.calls.map(([key]) => key)).size).toBe(2)
+    held.release()
+    const answers = await Promise.all([...heavy, light])
+    expect(answers.map((a) => a.errors)).toEqual(answers.map(() => undefined))
+    expect(stack.demo.calls().findIndex((c) => c.path === '/v1/lists')).toBeLessThanOrEqual(3)
   })
 })

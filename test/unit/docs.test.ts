@@ -15,17 +15,10 @@ const read = (path: string) => readFileSync(new URL(path, root), 'utf8')
 const contract = read('contract/runtime.md')
 
 /**
- * Settings contract/runtime.md lists for issue #21 (caller authentication, per-caller rate
- * limits, CORS), which the gateway does not have yet. Remove a name here when it is built.
+ * Settings contract/runtime.md lists for issue #21 (per-caller rate limits) which the gateway
+ * does not have yet. Remove a name here when it is built.
  */
-const NOT_YET_BUILT = new Set([
-  'AUTH_API_KEYS_FILE',
-  'AUTH_JWKS_URL',
-  'AUTH_ISSUER',
-  'AUTH_AUDIENCE',
-  'CALLER_RATE_LIMIT',
-  'CORS_ORIGINS',
-])
+const NOT_YET_BUILT = new Set(['CALLER_RATE_LIMIT'])
 
 /** The body of a `## heading` section: up to the next heading of the same level. */
 function section(markdown: string, heading: string): string {

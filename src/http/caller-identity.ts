@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { createRemoteJWKSet, errors, type JWTVerifyGetKey, jwtVerify } from 'jose'
+import { z } from 'zod'
+import { type Config, ConfigError } from '../config.js'
+
+/**
+ * Who a caller is, from the credential it sends (`Authorization: Bearer …`), where the gateway
+ * spends its own UPSTREAM_TOKEN: an API key of AUTH_API_KEYS_FILE (the caller is its name) or a
+ * JWT of AUTH_JWKS_URL's issuer (the caller is its `sub`). Without UPSTREAM_TOKEN the caller's
+ * token goes upstream and the upstream verifies it: verifying it here too would mean sending
+ * callers' API keys or JWTs to the upstream, so that is refused at start.
+ */
+
+/** The credential is missing, malformed, unknown, expired or not for this gateway: HTTP 401. */
+export class CredentialRefused extends Error {}
+
+/** The issuer's keys could not be fetched, so a JWT could not be checked: not the caller's fault. */
+export class KeysUnavailable extends Error {}
+
+/** A credential's verified caller, as `key <name>` or `jwt <sub>`; throws CredentialRefused. */
+export type Verify = (credential: string) => Promise<string>
+
+/** Far above any real JWT (a few KiB) or API key: anything longer is refused unread. */
+const MAX_CREDENTIAL_LENGTH = 8192
+
+type Settings = Pick<Config, 'upstreamToken' | 'authApiKeysFile' | 'authJwt'>
+
+/** The verifier the settings ask for; none when neither AUTH_API_KEYS_FILE nor AUTH_JWKS_URL is set. */
+export function credentialVerifier(settings: Settings): Verify | undefined {
+  const { authApiKeysFile, authJwt } = settings
+  if (!authApiKeysFile && !authJwt) return undefined
+  if (settings.upstreamToken === undefined) {
+    const name = authApiKeysFile ? 'AUTH_API_KEYS_FILE' : 'AUTH_JWKS_URL'
+    throw new ConfigError(
+      `Invalid setting ${name}: needs UPSTREAM_TOKEN (without it the caller's own token goes upstream and the upstream verifies it)`,
+    )
+  }
+  const keys = authApiKeysFile ? loadApiKeys(authApiKeysFile) : undefined
+  const jwt = authJwt ? jwtVerifier(authJwt) : undefined
+  return async (credential) => {
+    if (credential.length > MAX_CREDENTIAL_LENGTH) throw new CredentialRefused('is too long')
+    // A lookup by the key's hash: no comparison of secrets whose time could tell how much matched.
+    const name = keys?.get(sha256(credential))
+    if (name !== undefined) return `key ${name}`
+    if (jwt) return `jwt ${await jwt(credential)}`
+    throw new CredentialRefused('is not a known API key')
+  }
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
+
+/** `{ "<caller name>": "<SHA-256 hex of the key>" }`, each hash of one name only. */
+const apiKeysSchema = z
+  .record(
+    z.string().min(1, 'a caller name is empty'),
+    z
+      .string({ error: 'a key hash must be a string' })
+      .regex(/^[0-9a-fA-F]{64}$/, 'a key hash must be 64 hex digits (SHA-256)')
+      .transform((hash) => hash.toLowerCase()),
+    { error: 'must be a JSON object of "<caller name>": "<SHA-256 hex of the key>"' },
+  )
+  .refine((keys) => Object.keys(keys).length > 0, 'holds no keys')
+  .refine(
+    (keys) => new Set(Object.values(keys)).size === Object.keys(keys).length,
+    'two callers have the same key',
+  )
+
+/** The keys file's names by key hash; a ConfigError naming AUTH_API_KEYS_FILE otherwise. */
+function loadApiKeys(path: string): ReadonlyMap<string, string> {
+  const invalid = (problem: string) =>
+    new ConfigError(`Invalid setting AUTH_API_KEYS_FILE: ${path}: ${problem.replace(/\s+/g, ' ')}`)
+  let json: unknown
+  try {
+    json = JSON.parse(readFileSync(path, 'utf8'))
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    throw invalid(code ? `cannot be read (${code})` : `is not JSON (${(error as Error).message})`)
+  }
+  const parsed = apiKeysSchema.safeParse(json)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    const at = issue?.path.length ? ` (at "${String(issue.path[0])}")` : ''
+    throw invalid(`${issue?.message ?? 'invalid keys file'}${at}`)
+  }
+  return new Map(Object.entries(parsed.data).map(([name, hash]) => [hash, name]))
+}
+
+/**
+ * A JWT's `sub`, once jose has checked it: signed (RS256 or ES256 only, so neither `none` nor an
+ * HMAC keyed with a public key) by a key of the issuer's set, `iss`, `aud`, `exp` and `nbf`
+ * (30 s of clock skew allowed). jose fetches the key set on first use, keeps it 10 minutes, and
+ * fetches it again for an unknown `kid` at most every 30 s (so a rotated key is found, and
+ * made-up `kid`s cannot make it hammer the issuer); concurrent fetches are one.
+ */
+function jwtVerifier({ jwksUrl, issuer, audience }: NonNullable<Settings['authJwt']>) {
+  const keySet = createRemoteJWKSet(new URL(jwksUrl))
+  const key: JWTVerifyGetKey = async (header, token) => {
+    try {
+      return await keySet(header, token)
+    } catch (error) {
+      // The token names no key of the set (its `kid`), or several: the token's fault.
+      if (error instanceof errors.JWKSNoMatchingKey) throw error
+      if (error instanceof errors.JWKSMultipleMatchingKeys) throw error
+      throw new KeysUnavailable(`${jwksUrl}: ${(error as Error).message}`, { cause: error })
+    }
+  }
+  return async (token: string): Promise<string> => {
+    let subject: unknown
+    try {
+      const { payload } = await jwtVerify(token, key, {
+        issuer,
+        audience,
+        algorithms: ['RS256', 'ES256'],
+        requiredClaims: ['sub', 'exp'],
+        clockTolerance: 30,
+      })
+      subject = payload.sub
+    } catch (error) {
+      if (error instanceof KeysUnavailable) throw error
+      if (error instanceof errors.JWTExpired) throw new CredentialRefused('has expired')
+      if (error instanceof errors.JWTClaimValidationFailed) {
+        throw new CredentialRefused(`has a "${error.claim}" claim this gateway does not accept`)
+      }
+      if (error instanceof errors.JOSEError) throw new CredentialRefused('is not a valid JWT')
+      throw error
+    }
+    // jose checks that `sub` is there, not what it is.
+    if (typeof subject !== 'string' || subject === '') {
+      throw new CredentialRefused('has a "sub" claim this gateway does not accept')
+    }
+    return subject
+  }
+}

@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto'
+import type { Plugin } from 'graphql-yoga'
+import { bearerToken, type CallerId } from '../context.js'
+import { httpError } from '../errors/graphql-errors.js'
+import type { Logger } from '../observability/logger.js'
+import { isWarmUp } from '../operation/warm-up.js'
+import { CredentialRefused, KeysUnavailable, type Verify } from './caller-identity.js'
+
+/**
+ * Who is calling (contract/runtime.md, `Authorization`), for the fair share of connections and
+ * the operation log: the verified caller where credentials are verified; with UPSTREAM_TOKEN and
+ * no verification, the caller's address only (a made-up bearer string must buy no share of its
+ * own); without UPSTREAM_TOKEN, the caller's own token, which the upstream verifies, or else
+ * its address. Kept as a keyed hash, never in clear.
+ */
+export interface Callers {
+  /** Verifies each GraphQL request's credential before its body is read; none to verify: none. */
+  plugin: Plugin | undefined
+  idOf: CallerId
+}
+
+export interface CallerSettings {
+  verify: Verify | undefined
+  /** UPSTREAM_TOKEN is set: the caller's bearer string is not sent upstream, nor trusted. */
+  serviceToken: boolean
+  hash(parts: readonly string[], length?: number): string
+  logger?: Logger | undefined
+}
+
+export function callers({ verify, serviceToken, hash, logger }: CallerSettings): Callers {
+  const verified = new WeakMap<Request, string>()
+  const ids = new WeakMap<Request, string>()
+  const identityOf = (request: Request, address: string | undefined) => {
+    const caller = verified.get(request)
+    if (caller !== undefined) return `verified ${caller}`
+    const token = serviceToken ? undefined : bearerToken(request.headers.get('authorization'))
+    // No address: called through yoga.fetch, not over a socket (tests); each request its own.
+    return token === undefined ? `address ${address ?? randomUUID()}` : `token ${token}`
+  }
+  return {
+    plugin: verify && useCallerIdentity(verify, verified, logger),
+    idOf(request, address) {
+      let id = ids.get(request)
+      if (id === undefined) {
+        id = hash(['caller', identityOf(request, address)], 12)
+        ids.set(request, id)
+      }
+      return id
+    },
+  }
+}
+
+/**
+ * Verifies the credential of each GraphQL request before its body is parsed, so before any
+ * upstream call: missing or refused is HTTP 401 with `WWW-Authenticate` (RFC 6750:
+ * `error="invalid_token"` when one was sent), the issuer's keys out of reach is 503. GraphiQL's
+ * page, `/health`, `/ready`, `/metrics` and CORS preflights are answered before this hook and
+ * need no credential.
+ */
+function useCallerIdentity(
+  verify: Verify,
+  verified: WeakMap<Request, string>,
+  logger: Logger | undefined,
+): Plugin {
+  return {
+    async onRequestParse({ request, serverContext }) {
+      if (isWarmUp(serverContext)) return
+      const credential = bearerToken(request.headers.get('authorization'))
+      if (credential === undefined) {
+        throw httpError(
+          'UNAUTHENTICATED',
+          401,
+          'A credential is needed: send `Authorization: Bearer <API key or JWT>`.',
+          { 'www-authenticate': 'Bearer' },
+        )
+      }
+      try {
+        verified.set(request, await verify(credential))
+      } catch (error) {
+        if (error instanceof CredentialRefused) {
+          throw httpError('UNAUTHENTICATED', 401, `The bearer credential ${error.message}.`, {
+            'www-authenticate': 'Bearer error="invalid_token"',
+          })
+        }
+        if (error instanceof KeysUnavailable) {
+          logger?.warn({ cause: error.message }, 'AUTH_JWKS_URL: the key set could not be fetched')
+          throw httpError(
+            'AUTH_UNAVAILABLE',
+            503,
+            "The token could not be checked: the issuer's keys are out of reach. Try again later.",
+          )
+        }
+        throw error
+      }
+    },
+  }
+}
