@@ -52,8 +52,12 @@ export const renderSettings = () =>
 
 export const renderErrorCodes = () =>
   table(
-    ['code', 'when'],
-    Object.entries(ERROR_CODES).map(([code, when]) => [`\`${code}\``, when]),
+    ['code', 'retryable', 'when'],
+    Object.entries(ERROR_CODES).map(([code, { retryable, when }]) => [
+      `\`${code}\``,
+      retryable ? 'yes' : 'no',
+      when,
+    ]),
   )
 
 /** The generated tables: where each goes and what it holds. */

@@ -30,6 +30,7 @@ import { useIncrementalErrorMasking } from './operation/use-incremental-error-ma
 import { useOperationBudget } from './operation/use-operation-budget.js'
 import { useOperationLog } from './operation/use-operation-log.js'
 import { useOperationTracing } from './operation/use-operation-tracing.js'
+import { useValidationRetryable } from './operation/use-validation-retryable.js'
 import { WARM_UP } from './operation/warm-up.js'
 import { schema } from './schema/index.js'
 import { ReadCache } from './upstream/cache/read-cache.js'
@@ -99,6 +100,7 @@ export function createGateway(
       // documentId / Apollo hash → the manifest's document (read now; none without a manifest).
       ...usePersistedDocuments(config),
       ...operationShapeLimits(config),
+      useValidationRetryable(),
       useOperationBudget(config),
       // After the budget (which coerces the variables first and ends a refused operation).
       useArgumentChecks(),

@@ -1,4 +1,4 @@
-import type { ErrorCode } from './codes.js'
+import { type ErrorCode, isRetryable } from './codes.js'
 
 /**
  * A coded error answered at the request edge, before any GraphQL runs (404 for an unknown path,
@@ -12,8 +12,13 @@ export function errorResponse(
   message: string,
   headers: Record<string, string> = {},
 ): Response {
-  return new Response(JSON.stringify({ errors: [{ message, extensions: { code } }] }), {
-    status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
-  })
+  return new Response(
+    JSON.stringify({
+      errors: [{ message, extensions: { code, retryable: isRetryable(code) } }],
+    }),
+    {
+      status,
+      headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+    },
+  )
 }

@@ -1,6 +1,6 @@
 import { GraphQLError, type GraphQLErrorOptions } from 'graphql'
 import { maskError as yogaMaskError } from 'graphql-yoga'
-import type { ErrorCode } from './codes.js'
+import { ERROR_CODES, type ErrorCode, isRetryable } from './codes.js'
 
 /**
  * Errors get their code where they are born, through these helpers: argument checks
@@ -16,7 +16,11 @@ export function codedError(
   options: GraphQLErrorOptions = {},
 ): GraphQLError {
   return withoutStack(
-    () => new GraphQLError(message, { ...options, extensions: { ...options.extensions, code } }),
+    () =>
+      new GraphQLError(message, {
+        ...options,
+        extensions: { retryable: isRetryable(code), ...options.extensions, code },
+      }),
   )
 }
 
@@ -85,6 +89,23 @@ function isCoded(error: unknown): error is GraphQLError {
   return error instanceof GraphQLError && typeof error.extensions?.code === 'string'
 }
 
+/**
+ * A coded error with `retryable`, which every error carries: those made by graphql-js or yoga
+ * (validation, parsing) have their code's.
+ */
+function withRetryable(error: GraphQLError): GraphQLError {
+  if (typeof error.extensions.retryable === 'boolean') return error
+  const code = error.extensions.code as ErrorCode
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions: { ...error.extensions, retryable: code in ERROR_CODES && isRetryable(code) },
+  })
+}
+
 /** What a client sees of an unexpected error in production (yoga's own default too). */
 export const UNEXPECTED_ERROR = 'Unexpected error.'
 
@@ -97,7 +118,7 @@ export const UNEXPECTED_ERROR = 'Unexpected error.'
  * original error through as it is, message and all.)
  */
 export function maskError(error: unknown, message: string, isDev?: boolean): Error {
-  if (isCoded(error)) return error
+  if (isCoded(error)) return withRetryable(error)
   const located = error instanceof GraphQLError ? error : undefined
   const where = {
     nodes: located?.nodes,

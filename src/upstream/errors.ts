@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../errors/codes.js'
+import { type ErrorCode, isRetryable } from '../errors/codes.js'
 
 /**
  * Every way an upstream read can fail, as one typed error with a code of the catalogue
@@ -45,10 +45,20 @@ export class UpstreamError extends Error {
     this.cancelled = details.cancelled ?? false
   }
 
+  /**
+   * Whether the same read may succeed later: a timeout, 429, 5xx or no answer at all; not an
+   * upstream 4xx, which UPSTREAM_ERROR also reports.
+   */
+  get retryable(): boolean {
+    if (this.code === 'UPSTREAM_ERROR') return this.status === undefined || this.status >= 500
+    return isRetryable(this.code)
+  }
+
   /** What a client may see besides the message (graphql-js copies it onto the GraphQL error). */
   get extensions() {
     return {
       code: this.code,
+      retryable: this.retryable,
       ...(this.retryAfterSeconds === undefined
         ? {}
         : { retryAfterSeconds: this.retryAfterSeconds }),
@@ -69,16 +79,7 @@ export function cancelled(endpoint: string): UpstreamError {
  * operation's own budget or end.
  */
 export function staleMayAnswer(error: unknown): boolean {
-  if (!(error instanceof UpstreamError) || error.cancelled) return false
-  switch (error.code) {
-    case 'UPSTREAM_TIMEOUT':
-    case 'RATE_LIMITED':
-      return true
-    case 'UPSTREAM_ERROR':
-      return error.status === undefined || error.status >= 500
-    default:
-      return false
-  }
+  return error instanceof UpstreamError && !error.cancelled && error.retryable
 }
 
 /** A failure that belongs to the operation that made the read (its budget, its end), not to the

@@ -76,7 +76,7 @@ function expectRefused(answer: Answer, challenge: string) {
   expect(answer.status).toBe(401)
   expect(answer.headers.get('www-authenticate')).toBe(challenge)
   expect(answer.json().errors).toEqual([
-    expect.objectContaining({ extensions: { code: 'UNAUTHENTICATED' } }),
+    expect.objectContaining({ extensions: { code: 'UNAUTHENTICATED', retryable: false } }),
   ])
 }
 
@@ -281,7 +281,7 @@ describe('JWT callers (AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE)', async () => 
     })
     expect(answer.status).toBe(503)
     expect(answer.json().errors).toEqual([
-      expect.objectContaining({ extensions: { code: 'AUTH_UNAVAILABLE' } }),
+      expect.objectContaining({ extensions: { code: 'AUTH_UNAVAILABLE', retryable: true } }),
     ])
     expect(stack.demo.calls()).toEqual([])
     expect(log.lines()).toContainEqual(

@@ -140,7 +140,11 @@ describe('company { name financials }', () => {
       const result = await stack.execute(CompanyByNumber, { country, number })
       expect(result.data).toEqual({ company: null })
       expect(result.errors?.[0]?.message).toMatch(message)
-      expect(result.errors?.[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT', argument: 'number' })
+      expect(result.errors?.[0]?.extensions).toEqual({
+        code: 'BAD_USER_INPUT',
+        retryable: false,
+        argument: 'number',
+      })
       expect(demo.calls()).toEqual([])
     },
   )

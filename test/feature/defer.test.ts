@@ -194,7 +194,7 @@ describe('@defer', () => {
       const parts = multipartParts(await send(query, 'multipart/mixed'))
       expect(parts).toHaveLength(1)
       expect(parts[0]?.errors).toEqual([
-        expect.objectContaining({ path, extensions: { code: 'NOT_FOUND' } }),
+        expect.objectContaining({ path, extensions: { code: 'NOT_FOUND', retryable: false } }),
       ])
       expect(JSON.stringify(parts[0]?.data)).not.toContain('0000000097')
       expect(demo.calls()).toHaveLength(1)

@@ -426,3 +426,114 @@ describe('logs: expected failures once, at their level, with their code', async 
     ])
   })
 })
+
+describe('every error says whether trying again may help (extensions.retryable)', () => {
+  const fast = stack.replica({ upstreamTimeoutMs: 200 })
+  const financials = new RegExp(`/${claes.companyNumber}/financials$`)
+  const company = `{ company(${companyArgs(claes)}) { number financials(first: 1) { totalCount } } }`
+  const send = (query: string, headers: Record<string, string> = {}) =>
+    stack.request({
+      headers: { accept: 'application/json', ...demoToken, ...headers },
+      body: { query },
+    })
+  /** Each way an error is born, the request that makes it, and whether a retry may succeed. */
+  const cases: [string, () => Promise<{ text: string }>, string, boolean][] = [
+    [
+      'a bad argument',
+      () => send('{ company(country: BE, number: "1") { number } }'),
+      'BAD_USER_INPUT',
+      false,
+    ],
+    ['graphql-js validation', () => send('{ nope }'), 'GRAPHQL_VALIDATION_FAILED', false],
+    ['a document that is not GraphQL', () => send('{'), 'GRAPHQL_PARSE_FAILED', false],
+    ['an unknown path', () => stack.request({ path: '/nope' }), 'NOT_FOUND', false],
+    [
+      'an Accept the gateway cannot serve',
+      () => send('{ lists { totalCount } }', { accept: 'text/html' }),
+      'NOT_ACCEPTABLE',
+      false,
+    ],
+    [
+      'the budget',
+      () =>
+        send(
+          '{ lists(first: 500) { nodes { companies(first: 500) { nodes { financials { totalCount } } } } } }',
+        ),
+      'QUERY_TOO_COSTLY',
+      false,
+    ],
+    [
+      'upstream 503 after retries',
+      () => (demo.inject({ path: financials, status: 503 }), send(company)),
+      'UPSTREAM_ERROR',
+      true,
+    ],
+    [
+      'upstream 400',
+      () => (demo.inject({ path: financials, status: 400 }), send(company)),
+      'UPSTREAM_ERROR',
+      false,
+    ],
+    [
+      'upstream 429',
+      () => (demo.inject({ path: financials, status: 429, retryAfter: '0' }), send(company)),
+      'RATE_LIMITED',
+      true,
+    ],
+    [
+      'upstream 404',
+      () => (demo.inject({ path: financials, status: 404 }), send(company)),
+      'NOT_FOUND',
+      false,
+    ],
+    [
+      'upstream 403',
+      () => (demo.inject({ path: financials, status: 403 }), send(company)),
+      'FORBIDDEN',
+      false,
+    ],
+    [
+      'a bad upstream body',
+      () => (demo.inject({ path: financials, body: '{"data": [' }), send(company)),
+      'UPSTREAM_BAD_RESPONSE',
+      false,
+    ],
+    [
+      'an upstream too slow',
+      () => (
+        demo.inject({ path: financials, delayMs: 1000 }),
+        fast.request({
+          headers: { accept: 'application/json', ...demoToken },
+          body: { query: company },
+        })
+      ),
+      'UPSTREAM_TIMEOUT',
+      true,
+    ],
+  ]
+
+  it.each(cases)('%s: %s, retryable %s', async (_how, make, code, retryable) => {
+    const answer = await make()
+    const errors =
+      (JSON.parse(answer.text) as { errors?: { extensions?: Record<string, unknown> }[] }).errors ??
+      []
+    expect(errors.map((e) => e.extensions?.code)).toContain(code)
+    for (const error of errors) {
+      expect(error.extensions).toMatchObject({ code, retryable })
+    }
+  })
+
+  it('a bug inside a field: INTERNAL_SERVER_ERROR, not retryable', async () => {
+    const bug = bugInReads(['lookalikes'])
+    try {
+      const { body } = await stack.post(
+        `{ company(${companyArgs(claes)}) { lookalikes { totalCount } } }`,
+      )
+      expect(body.errors?.map((e) => e.extensions)).toMatchObject([
+        { code: 'INTERNAL_SERVER_ERROR', retryable: false },
+      ])
+    } finally {
+      bug.mockRestore()
+    }
+  })
+})

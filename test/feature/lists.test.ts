@@ -149,7 +149,11 @@ describe('Query.list', () => {
 
   it('refuses a negative listId before any upstream call', async () => {
     const result = await stack.execute(OneList, { listId: -1 })
-    expect(result.errors?.[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT', argument: 'listId' })
+    expect(result.errors?.[0]?.extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      retryable: false,
+      argument: 'listId',
+    })
     expect(demo.calls()).toEqual([])
   })
 
@@ -335,7 +339,9 @@ describe('arguments refused before any upstream call', () => {
     ],
   ])('on %s: no call at all, not even for the parent', async (_where, query, argument) => {
     const { body } = await stack.post(query)
-    expect(body.errors?.map((e) => e.extensions)).toEqual([{ code: 'BAD_USER_INPUT', argument }])
+    expect(body.errors?.map((e) => e.extensions)).toEqual([
+      { code: 'BAD_USER_INPUT', retryable: false, argument },
+    ])
     expect(body.data).toBeUndefined()
     expect(demo.calls()).toEqual([])
   })
@@ -368,7 +374,7 @@ describe('a cursor pages only the connection it came from', () => {
     path: string,
   ) => {
     expect(result.errors?.map((e) => e.extensions)).toEqual([
-      { code: 'BAD_USER_INPUT', argument: 'after' },
+      { code: 'BAD_USER_INPUT', retryable: false, argument: 'after' },
     ])
     // The list itself is read (to know its type); its members are not.
     expect(demo.calls().map((c) => c.path)).toEqual([path])

@@ -253,7 +253,11 @@ describe('no leaks', () => {
       const located = new GraphQLError(failure.message, { originalError: failure })
       expect(maskError(located, 'Unexpected error.', dev)).toBe(located)
       expect(located.message).toBe('GET /v1/lists: rate limited by the upstream (429)')
-      expect(located.extensions).toEqual({ code: 'RATE_LIMITED', retryAfterSeconds: 5 })
+      expect(located.extensions).toEqual({
+        code: 'RATE_LIMITED',
+        retryable: true,
+        retryAfterSeconds: 5,
+      })
     }
   })
 

@@ -76,7 +76,10 @@ describe('the generated tables (run `npm run docs` when this fails)', () => {
     expect(rows.map((cells) => cells[0]?.trim())).toEqual(
       Object.keys(ERROR_CODES).map((code) => `\`${code}\``),
     )
-    expect(rows.every((cells) => cells.length === 2)).toBe(true)
+    expect(rows.map((cells) => cells[1]?.trim())).toEqual(
+      Object.values(ERROR_CODES).map(({ retryable }) => (retryable ? 'yes' : 'no')),
+    )
+    expect(rows.every((cells) => cells.length === 3)).toBe(true)
   })
 })
 

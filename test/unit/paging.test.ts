@@ -139,7 +139,11 @@ describe('refused before any fetch', () => {
     const c = collection()
     const error = await c.page(args).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(GraphQLError)
-    expect((error as GraphQLError).extensions).toEqual({ code: 'BAD_USER_INPUT', argument })
+    expect((error as GraphQLError).extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      retryable: false,
+      argument,
+    })
     expect(c.fetches).toEqual([])
   }
 
