@@ -73,6 +73,37 @@ describe('@defer', () => {
     expect(response.json().data).toMatchObject({ company: { name: company.name } })
   })
 
+  it.each([
+    [
+      '@defer(if: $d) with d false',
+      `query($d: Boolean!) { company(${companyArgs(company)}) { name ... @defer(if: $d) { financials(first: 2) { totalCount } } } }`,
+      { d: false },
+      undefined,
+    ],
+    [
+      '@stream(if: $s) with s false',
+      'query($s: Boolean!) { lists(first: 2) { nodes @stream(if: $s) { listId } } }',
+      { s: false },
+      undefined,
+    ],
+    [
+      'another operation of the document than the deferring one',
+      `query A { company(${companyArgs(company)}) { name } } query B { company(${companyArgs(company)}) { ... @defer { name } } }`,
+      {},
+      'A',
+    ],
+  ])(
+    'nothing delivered in parts (%s): answered with Accept: application/json',
+    async (_what, query, variables, operationName) => {
+      const response = await stack.request({
+        headers: { accept: 'application/json', ...demoToken },
+        body: { query, variables, operationName },
+      })
+      expect(response.json().errors).toBeUndefined()
+      expect(response.json().data).toBeTruthy()
+    },
+  )
+
   it('sends the company first and its financials in a later part over multipart/mixed', async () => {
     const response = await send(deferred, 'multipart/mixed')
     expect(response.headers.get('content-type')).toMatch(/^multipart\/mixed/)

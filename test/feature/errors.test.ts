@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql'
 import { describe, expect, it, vi } from 'vitest'
-import { DEMO_TOKEN } from '../../src/demo-upstream/server.js'
+import { DEMO_TOKEN, type Fault } from '../../src/demo-upstream/server.js'
 import { maskError } from '../../src/errors/graphql-errors.js'
 import { CompanyDirectory } from '../../src/loaders/company-directory.js'
 import { createLogger } from '../../src/observability/logger.js'
@@ -436,6 +436,10 @@ describe('every error says whether trying again may help (extensions.retryable)'
       headers: { accept: 'application/json', ...demoToken, ...headers },
       body: { query },
     })
+  const faulted = (fault: Fault) => {
+    demo.inject(fault)
+    return send(company)
+  }
   /** Each way an error is born, the request that makes it, and whether a retry may succeed. */
   const cases: [string, () => Promise<{ text: string }>, string, boolean][] = [
     [
@@ -464,49 +468,34 @@ describe('every error says whether trying again may help (extensions.retryable)'
     ],
     [
       'upstream 503 after retries',
-      () => (demo.inject({ path: financials, status: 503 }), send(company)),
+      () => faulted({ path: financials, status: 503 }),
       'UPSTREAM_ERROR',
       true,
     ],
-    [
-      'upstream 400',
-      () => (demo.inject({ path: financials, status: 400 }), send(company)),
-      'UPSTREAM_ERROR',
-      false,
-    ],
+    ['upstream 400', () => faulted({ path: financials, status: 400 }), 'UPSTREAM_ERROR', false],
     [
       'upstream 429',
-      () => (demo.inject({ path: financials, status: 429, retryAfter: '0' }), send(company)),
+      () => faulted({ path: financials, status: 429, retryAfter: '0' }),
       'RATE_LIMITED',
       true,
     ],
-    [
-      'upstream 404',
-      () => (demo.inject({ path: financials, status: 404 }), send(company)),
-      'NOT_FOUND',
-      false,
-    ],
-    [
-      'upstream 403',
-      () => (demo.inject({ path: financials, status: 403 }), send(company)),
-      'FORBIDDEN',
-      false,
-    ],
+    ['upstream 404', () => faulted({ path: financials, status: 404 }), 'NOT_FOUND', false],
+    ['upstream 403', () => faulted({ path: financials, status: 403 }), 'FORBIDDEN', false],
     [
       'a bad upstream body',
-      () => (demo.inject({ path: financials, body: '{"data": [' }), send(company)),
+      () => faulted({ path: financials, body: '{"data": [' }),
       'UPSTREAM_BAD_RESPONSE',
       false,
     ],
     [
       'an upstream too slow',
-      () => (
-        demo.inject({ path: financials, delayMs: 1000 }),
-        fast.request({
+      () => {
+        demo.inject({ path: financials, delayMs: 1000 })
+        return fast.request({
           headers: { accept: 'application/json', ...demoToken },
           body: { query: company },
         })
-      ),
+      },
       'UPSTREAM_TIMEOUT',
       true,
     ],
