@@ -22,19 +22,22 @@ interface Range {
 }
 
 /**
- * The ranges of an Accept header (absent: anything), lowercased, blanks dropped. A range that is
+ * The ranges of an Accept header (absent or empty: anything), lowercased, blanks dropped. A range that is
  * not `type/subtype`, asks for a charset other than UTF-8 (the only one yoga writes) or has a
  * weight that is not a number from 0 to 1 admits nothing; of several weights, the lowest counts.
  */
 function rangesOf(accept: string | null): Range[] {
   const ranges: Range[] = []
-  for (const part of (accept ?? '*/*').replace(/\s/g, '').toLowerCase().split(',')) {
+  // An empty header is taken as none: clients that send one mean no preference.
+  for (const part of (accept?.trim() || '*/*').replace(/\s/g, '').toLowerCase().split(',')) {
     const [range = '', ...params] = part.split(';')
     const [type = '', subtype = '', ...rest] = range.split('/')
     if (!type || !subtype || rest.length > 0 || (type === '*' && subtype !== '*')) continue
     let q = 1
     let valid = true
-    for (const [name, value = ''] of params.map((p) => p.split('='))) {
+    for (const [name, raw = ''] of params.map((p) => p.split('='))) {
+      // A parameter's value may be quoted (RFC 9110 §5.6.6): `charset="utf-8"`.
+      const value = raw.replace(/^"(.*)"$/, '$1')
       if (name === 'charset') valid &&= value === 'utf-8'
       if (name !== 'q') continue
       const weight = value === '' ? Number.NaN : Number(value)

@@ -120,6 +120,8 @@ describe('refused before execution, with a code and no upstream call', () => {
     'text/plain',
     'application/xml',
     'application/json; charset=iso-8859-1',
+    'application/json; charset="iso-8859-1"',
+    'application/json;q="0"',
     'application/json;q=0',
     '*/*;q=0',
     'text/html, */*;q=0',
@@ -146,6 +148,10 @@ describe('refused before execution, with a code and no upstream call', () => {
     'application/*',
     'application/graphql-response+json',
     'text/html, application/json;q=0.9',
+    // A quoted parameter value (RFC 9110 §5.6.6), and an empty header (taken as none).
+    'application/json;charset="utf-8"',
+    'application/json; charset="UTF-8"; q="0.5"',
+    '',
   ])('Accept: %s is answered', async (accept) => {
     const response = await listsWith(accept)
     expect(response.status).toBe(200)
