@@ -23,6 +23,7 @@ import { propagateOnly, type Telemetry } from './observability/tracing-sdk.js'
 import { operationShapeLimits } from './operation/shape-limits.js'
 import { useExecutionCancellation } from './operation/use-execution-cancellation.js'
 import { useIncrementalErrorMasking } from './operation/use-incremental-error-masking.js'
+import { useIncrementalErrorsOnce } from './operation/use-incremental-errors-once.js'
 import { useOperationBudget } from './operation/use-operation-budget.js'
 import { useOperationLog } from './operation/use-operation-log.js'
 import { useOperationTracing } from './operation/use-operation-tracing.js'
@@ -89,6 +90,7 @@ export function createGateway(
       useIncrementalAccept(),
       useDeferStream(),
       useIncrementalErrorMasking((error) => maskError(error, UNEXPECTED_ERROR, !config.production)),
+      useIncrementalErrorsOnce(),
       // After every request parser is set (yoga's own come first).
       useQueryStringJson(),
       useBodyLimit(config.maxBodyBytes),

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { bugInReads } from '../support/bug.js'
 import { claes, companyArgs, michiels } from '../support/fixtures.js'
-import { type Answer, demoToken, startStack } from '../support/stack.js'
+import { multipartParts, type Part, type PartError, reassemble } from '../support/incremental.js'
+import { demoToken, startStack } from '../support/stack.js'
 
 /**
  * @defer and @stream: a page shows the list before the financials arrive, over multipart/mixed or
@@ -15,23 +16,6 @@ const deferred = `{ company(${companyArgs(company)}) { name ... @defer(label: "m
 
 const send = (query: string, accept: string) =>
   stack.request({ headers: { accept, ...demoToken }, body: { query } })
-
-type Part = {
-  data?: unknown
-  incremental?: { data?: unknown; path: unknown[]; label?: string; errors?: unknown[] }[]
-  hasNext: boolean
-  extensions?: { cost?: { upstreamCalls: number; estimated: number } }
-  errors?: { extensions?: { code?: string } }[]
-}
-
-/** The JSON parts of a multipart/mixed answer, in order. */
-function multipartParts({ text }: Answer): Part[] {
-  return text
-    .split(/\r?\n---/)
-    .map((chunk) => chunk.slice(chunk.indexOf('{')))
-    .filter((chunk) => chunk.startsWith('{'))
-    .map((chunk) => JSON.parse(chunk.slice(0, chunk.lastIndexOf('}') + 1)) as Part)
-}
 
 describe('@defer', () => {
   it.each(['application/json', 'application/graphql-response+json'])(
@@ -183,5 +167,33 @@ describe('@defer', () => {
     const [refused] = multipartParts(await send(`{ ${copies.join(' ')} }`, 'multipart/mixed'))
     expect(refused?.errors?.map((e) => e.extensions?.code)).toEqual(['QUERY_TOO_COSTLY'])
     expect(demo.calls()).toEqual([])
+  })
+
+  /** The answer without @defer and the parts with it, each part's errors and data put together. */
+  async function plainAndInParts(plain: string, inParts: string) {
+    const without = (await stack.post(plain)).body
+    const parts = multipartParts(await send(inParts, 'multipart/mixed'))
+    return { without, parts, together: reassemble(parts) }
+  }
+  const shown = (errors: PartError[] | undefined) =>
+    errors?.map(({ message, path, extensions }) => ({ message, path, code: extensions?.code }))
+
+  it('reports the error of a field asked in several parts once, as the answer without @defer does', async () => {
+    const peers = 'lookalikes(minScore: 1.5) { totalCount }'
+    const { without, parts, together } = await plainAndInParts(
+      `{ company(${companyArgs(claes)}) { number ${peers} } }`,
+      `{ company(${companyArgs(claes)}) { number ${peers}
+        ... @defer(label: "a") { ${peers} } ... @defer(label: "b") { ${peers} } } }`,
+    )
+    expect(parts.length).toBeGreaterThan(1)
+    expect(shown(together.errors)).toEqual(shown(without.errors))
+    expect(shown(together.errors)).toEqual([
+      {
+        message: 'minScore must be between 0 and 1.',
+        path: ['company', 'lookalikes'],
+        code: 'BAD_USER_INPUT',
+      },
+    ])
+    expect(together.data).toEqual(without.data)
   })
 })
