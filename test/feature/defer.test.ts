@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { bugInReads } from '../support/bug.js'
 import { claes, companyArgs, michiels } from '../support/fixtures.js'
 import { multipartParts, type Part, type PartError, reassemble } from '../support/incremental.js'
-import { demoToken, startStack } from '../support/stack.js'
+import { costOf, demoToken, startStack } from '../support/stack.js'
 
 /**
  * @defer and @stream: a page shows the list before the financials arrive, over multipart/mixed or
@@ -195,5 +195,22 @@ describe('@defer', () => {
       },
     ])
     expect(together.data).toEqual(without.data)
+  })
+
+  it('estimates the reads of a selection asked again in a deferred part once: what fits the budget without @defer fits with it', async () => {
+    // 1 read of the lists, then 1 of each list's companies: 501 calls at most, under 1,000.
+    const members = 'lists(first: 500) { nodes { companies(first: 1) { totalCount } } }'
+    const { without, parts, together } = await plainAndInParts(
+      `{ ${members} }`,
+      `{ ${members} ... @defer { ${members} } }`,
+    )
+    expect(without.errors).toBeUndefined()
+    expect(together.errors).toEqual([])
+    expect(together.data).toEqual(without.data)
+    const cost = parts.at(-1)?.extensions?.cost
+    expect(cost?.estimated).toBe(costOf(without).estimated)
+    // Read once: the lists, then each list's companies; the answer without @defer made as many.
+    expect(cost?.upstreamCalls).toBe(costOf(without).upstreamCalls)
+    expect(demo.calls()).toHaveLength(2 * (1 + demo.data.lists.length))
   })
 })
