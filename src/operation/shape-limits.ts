@@ -7,7 +7,7 @@ import type { Plugin } from 'graphql-yoga'
 import { validationError } from '../errors/graphql-errors.js'
 
 /** Fixed limits on the shape of an operation (docs/protection.md). */
-export const MAX_TOKENS = 2000
+const MAX_TOKENS = 2000
 export const MAX_DIRECTIVES = 20
 
 /** The schema has only queries: a mutation or subscription is invalid, not an internal error. */
