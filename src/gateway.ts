@@ -27,6 +27,7 @@ import { operationShapeLimits } from './operation/shape-limits.js'
 import { useArgumentChecks } from './operation/use-argument-checks.js'
 import { useExecutionCancellation } from './operation/use-execution-cancellation.js'
 import { useIncrementalErrorMasking } from './operation/use-incremental-error-masking.js'
+import { useIncrementalErrorsOnce } from './operation/use-incremental-errors-once.js'
 import { useOperationBudget } from './operation/use-operation-budget.js'
 import { useOperationLog } from './operation/use-operation-log.js'
 import { useOperationTracing } from './operation/use-operation-tracing.js'
@@ -110,6 +111,7 @@ export function createGateway(
       useIncrementalAccept(),
       useDeferStream(),
       useIncrementalErrorMasking((error) => maskError(error, UNEXPECTED_ERROR, !config.production)),
+      useIncrementalErrorsOnce(),
       // After every request parser is set (yoga's own come first).
       useUnreadableRequest(),
       useBodyLimit(config.maxBodyBytes),

@@ -48,26 +48,27 @@ export function estimateOperation(
 ): Estimate {
   const root = schema.getRootType(operation.operation)
   if (!root) return { calls: 0, objects: 0 }
-  return new Estimator(schema, document, variables).costOf(
-    root,
-    [operation.selectionSet],
-    'carried',
-  )
+  const estimate = (split: DeferSplit) =>
+    new Estimator(schema, variables, split).costOf(root, [operation.selectionSet], 'carried')
+  const inParts = new DeferSplit(schema.getDirective('defer') ?? undefined, document, variables)
+  const estimated = estimate(inParts)
+  if (!inParts.hasDeferredParts) return estimated
+  // A deferred part holds again what another part selects too, but the operation reads each
+  // thing once, whatever part asks for it: its calls are those of the operation in one payload.
+  const whole = estimate(new DeferSplit(undefined, document, variables))
+  return { calls: whole.calls, objects: estimated.objects }
 }
 
 /** One operation's estimate: the costs of its selections, each computed once. */
 class Estimator {
-  private readonly defer: DeferSplit
   private readonly setIds = new Map<SelectionSetNode, number>()
   private readonly memo = new Map<string, Estimate>()
 
   constructor(
     private readonly schema: GraphQLSchema,
-    document: DocumentNode,
     private readonly variables: Record<string, unknown>,
-  ) {
-    this.defer = new DeferSplit(schema, document, variables)
-  }
+    private readonly defer: DeferSplit,
+  ) {}
 
   /** Cost of selections on a type; an abstract type costs what its most costly member does. */
   costOf(
@@ -135,8 +136,8 @@ class Estimator {
       total.objects += 1 + fanOut * children.objects
     }
     // Each deferred fragment is a payload of its own, holding all it selects again even where
-    // another part selects the same (reads are shared in the operation: the calls are an upper
-    // bound).
+    // another part selects the same (its calls counted so too: estimateOperation takes those of
+    // the operation as one payload).
     for (const part of later) {
       const cost = this.costOf(type, [part], knowledge)
       total.calls += cost.calls

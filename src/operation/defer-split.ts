@@ -2,7 +2,6 @@ import {
   type DocumentNode,
   type FragmentDefinitionNode,
   type GraphQLDirective,
-  type GraphQLSchema,
   getDirectiveValues,
   type InlineFragmentNode,
   Kind,
@@ -26,14 +25,15 @@ export class DeferSplit {
   readonly firstPayload: Record<string, FragmentDefinitionNode> = Object.create(null)
   private readonly fragments: Record<string, FragmentDefinitionNode> = Object.create(null)
   private readonly splits = new Map<SelectionSetNode, Split>()
-  private readonly directive: GraphQLDirective | undefined
+  /** Whether a set split so far has a deferred part. */
+  hasDeferredParts = false
 
+  /** `directive`: the schema's @defer; without it, every set is one payload. */
   constructor(
-    schema: GraphQLSchema,
+    private readonly directive: GraphQLDirective | undefined,
     document: DocumentNode,
     private readonly variables: Record<string, unknown>,
   ) {
-    this.directive = schema.getDirective('defer') ?? undefined
     for (const definition of document.definitions) {
       if (definition.kind === Kind.FRAGMENT_DEFINITION) {
         this.fragments[definition.name.value] = definition
@@ -86,6 +86,7 @@ export class DeferSplit {
         later.push(setOf([inline(definition.typeCondition, selection, part)]))
       }
     }
+    if (later.length > 0) this.hasDeferredParts = true
     parts =
       later.length === 0 && now.every((n, i) => n === set.selections[i])
         ? { now: set, later }

@@ -8,7 +8,7 @@ import { validationError } from '../errors/graphql-errors.js'
 
 /** Fixed limits on the shape of an operation (docs/protection.md). */
 const MAX_TOKENS = 2000
-const MAX_DIRECTIVES = 20
+export const MAX_DIRECTIVES = 20
 
 /** The schema has only queries: a mutation or subscription is invalid, not an internal error. */
 const readOnly: ValidationRule = (context) => ({

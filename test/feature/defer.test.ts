@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { bugInReads } from '../support/bug.js'
 import { claes, companyArgs, globalId, michiels } from '../support/fixtures.js'
-import { type Answer, demoToken, startStack } from '../support/stack.js'
+import { multipartParts, type Part, type PartError, reassemble } from '../support/incremental.js'
+import { costOf, demoToken, startStack } from '../support/stack.js'
 
 /**
  * @defer and @stream: a page shows the list before the financials arrive, over multipart/mixed or
@@ -15,29 +16,6 @@ const deferred = `{ company(${companyArgs(company)}) { name ... @defer(label: "m
 
 const send = (query: string, accept: string) =>
   stack.request({ headers: { accept, ...demoToken }, body: { query } })
-
-type Part = {
-  data?: unknown
-  incremental?: {
-    data?: unknown
-    items?: unknown[]
-    path: unknown[]
-    label?: string
-    errors?: unknown[]
-  }[]
-  hasNext: boolean
-  extensions?: { cost?: { upstreamCalls: number; estimated: number } }
-  errors?: { message: string; extensions?: { code?: string } }[]
-}
-
-/** The JSON parts of a multipart/mixed answer, in order. */
-function multipartParts({ text }: Answer): Part[] {
-  return text
-    .split(/\r?\n---/)
-    .map((chunk) => chunk.slice(chunk.indexOf('{')))
-    .filter((chunk) => chunk.startsWith('{'))
-    .map((chunk) => JSON.parse(chunk.slice(0, chunk.lastIndexOf('}') + 1)) as Part)
-}
 
 describe('@defer', () => {
   it.each(['application/json', 'application/graphql-response+json'])(
@@ -267,6 +245,51 @@ describe('@defer', () => {
     const [refused] = multipartParts(await send(`{ ${copies.join(' ')} }`, 'multipart/mixed'))
     expect(refused?.errors?.map((e) => e.extensions?.code)).toEqual(['QUERY_TOO_COSTLY'])
     expect(demo.calls()).toEqual([])
+  })
+
+  /** The answer without @defer and the parts with it, each part's errors and data put together. */
+  async function plainAndInParts(plain: string, inParts: string) {
+    const without = (await stack.post(plain)).body
+    const parts = multipartParts(await send(inParts, 'multipart/mixed'))
+    return { without, parts, together: reassemble(parts) }
+  }
+  const shown = (errors: PartError[] | undefined) =>
+    errors?.map(({ message, path, extensions }) => ({ message, path, code: extensions?.code }))
+
+  it('reports the error of a field asked in several parts once, as the answer without @defer does', async () => {
+    const peers = 'lookalikes(minScore: 1.5) { totalCount }'
+    const { without, parts, together } = await plainAndInParts(
+      `{ company(${companyArgs(claes)}) { number ${peers} } }`,
+      `{ company(${companyArgs(claes)}) { number ${peers}
+        ... @defer(label: "a") { ${peers} } ... @defer(label: "b") { ${peers} } } }`,
+    )
+    expect(parts.length).toBeGreaterThan(1)
+    expect(shown(together.errors)).toEqual(shown(without.errors))
+    expect(shown(together.errors)).toEqual([
+      {
+        message: 'minScore must be between 0 and 1.',
+        path: ['company', 'lookalikes'],
+        code: 'BAD_USER_INPUT',
+      },
+    ])
+    expect(together.data).toEqual(without.data)
+  })
+
+  it('estimates the reads of a selection asked again in a deferred part once: what fits the budget without @defer fits with it', async () => {
+    // 1 read of the lists, then 1 of each list's companies: 501 calls at most, under 1,000.
+    const members = 'lists(first: 500) { nodes { companies(first: 1) { totalCount } } }'
+    const { without, parts, together } = await plainAndInParts(
+      `{ ${members} }`,
+      `{ ${members} ... @defer { ${members} } }`,
+    )
+    expect(without.errors).toBeUndefined()
+    expect(together.errors).toEqual([])
+    expect(together.data).toEqual(without.data)
+    const cost = parts.at(-1)?.extensions?.cost
+    expect(cost?.estimated).toBe(costOf(without).estimated)
+    // Read once: the lists, then each list's companies; the answer without @defer made as many.
+    expect(cost?.upstreamCalls).toBe(costOf(without).upstreamCalls)
+    expect(demo.calls()).toHaveLength(2 * (1 + demo.data.lists.length))
   })
 })
 

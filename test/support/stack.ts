@@ -21,6 +21,8 @@ export interface Stack extends Client {
 /** One gateway of a stack, and the ways the tests call it. */
 export interface Client {
   gateway: ReturnType<typeof createGateway>
+  /** Closes this gateway now, for a test that starts many (the stack closes the rest). */
+  close(): Promise<void>
   /** Any HTTP request, headers as given (none added); the whole body is read. */
   request(options?: RequestOptions): Promise<Answer>
   /** Sends a typed operation; headers default to the demo token. */
@@ -74,6 +76,8 @@ export interface StackOptions {
   telemetry?: Telemetry
   /** The tokens the demo upstream accepts: the demo token unless given. */
   tokens?: string[]
+  /** The demo upstream's clock (volatile contactIds follow it): the real one unless given. */
+  now?: () => number
 }
 
 /** What an operation cost (its `extensions.cost`). */
@@ -98,11 +102,11 @@ export const demoToken = { authorization: `Bearer ${DEMO_TOKEN}` }
  */
 export async function startStack(
   config: Partial<GatewayConfig> = {},
-  { logger, telemetry, tokens }: StackOptions = {},
+  { logger, telemetry, tokens, now }: StackOptions = {},
 ): Promise<Stack> {
-  const demo = new DemoUpstream({ data: demoData, ...(tokens ? { tokens } : {}) })
+  const demo = new DemoUpstream({ data: demoData, tokens, now })
   const url = await demo.start()
-  const gateways: ReturnType<typeof createGateway>[] = []
+  const gateways = new Set<ReturnType<typeof createGateway>>()
   const client = (overrides: Partial<GatewayConfig>): Client => {
     const gateway = createGateway(
       {
@@ -114,7 +118,7 @@ export async function startStack(
       logger,
       telemetry,
     )
-    gateways.push(gateway)
+    gateways.add(gateway)
     const request = async ({
       method,
       path = '/graphql',
@@ -146,6 +150,10 @@ export async function startStack(
     }
     return {
       gateway,
+      close: () => {
+        gateways.delete(gateway)
+        return gateway.close()
+      },
       request,
       async execute<R, V>(document: TypedDocumentNode<R, V>, variables?: V, headers = demoToken) {
         const { status, body } = await post(print(document), variables, headers)
@@ -156,7 +164,7 @@ export async function startStack(
   }
   beforeEach(() => demo.reset())
   afterAll(async () => {
-    await Promise.all(gateways.map((gateway) => gateway.close()))
+    await Promise.all([...gateways].map((gateway) => gateway.close()))
     await demo.stop()
   })
   return {
