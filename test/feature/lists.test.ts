@@ -162,8 +162,7 @@ describe('Query.list', () => {
     const { body: page } = await stack.post(
       '{ lists(kind: STATIC, first: 1) { pageInfo { endCursor } } }',
     )
-    const after = (page.data?.lists as { pageInfo: { endCursor: string } } | undefined)?.pageInfo
-      .endCursor
+    const after = (page.data?.lists as { pageInfo: { endCursor: string } }).pageInfo.endCursor
     demo.reset()
     const { body } = await stack.post(
       `query($after: String) { list(listId: ${big.id}) { name } lists(kind: SMART, after: $after) { totalCount } }`,

@@ -305,8 +305,7 @@ describe('nodes(ids)', () => {
     const { body: page } = await stack.post(
       '{ lists(kind: STATIC, first: 1) { pageInfo { endCursor } } }',
     )
-    const after = (page.data?.lists as { pageInfo: { endCursor: string } } | undefined)?.pageInfo
-      .endCursor
+    const after = (page.data?.lists as { pageInfo: { endCursor: string } }).pageInfo.endCursor
     demo.reset()
     const { body } = await stack.post(
       `query($ids: [ID!]!, $after: String) { nodes(ids: $ids) { ... on Company { number financials(first: 1) { totalCount } } } lists(kind: SMART, after: $after) { totalCount } }`,
