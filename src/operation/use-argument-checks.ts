@@ -22,13 +22,10 @@ import { collectFields } from 'graphql/execution/collectFields.js'
 import type { Plugin } from 'graphql-yoga'
 import { refusal } from '../errors/graphql-errors.js'
 import { boundsOf } from '../schema/argument-bounds.js'
-import { checkPageArgs, type PageArgs } from '../schema/paging.js'
 
 /**
  * Arguments refused before anything runs, with BAD_USER_INPUT and no upstream call: a value a
- * field declares it cannot send upstream (src/schema/argument-bounds.ts), a connection's page
- * size or a cursor of no connection at all (a foreign cursor is refused by its field, which
- * knows its connection, before its read), and an @stream
+ * field declares it cannot send upstream (src/schema/argument-bounds.ts), and an @stream
  * initialCount that is not 0 or more (the executor throws an uncoded error for it, after the
  * list's read). Only what would execute is checked: variables coerced, @skip/@include applied,
  * fragments merged, as graphql-js collects fields.
@@ -71,7 +68,7 @@ function mayNeedChecks(schema: GraphQLSchema, document: DocumentNode): boolean {
     for (const type of Object.values(schema.getTypeMap())) {
       if (!isObjectType(type)) continue
       for (const field of Object.values(type.getFields())) {
-        if (boundsOf(field) || isConnection(field)) names.add(field.name)
+        if (boundsOf(field)) names.add(field.name)
       }
     }
     boundedNames.set(schema, names)
@@ -86,10 +83,6 @@ function mayNeedChecks(schema: GraphQLSchema, document: DocumentNode): boolean {
   mayNeed.set(document, found)
   return found
 }
-
-/** A Relay connection: paged by first/after and last/before (src/schema/paging.ts). */
-const isConnection = (field: GraphQLField<unknown, unknown>) =>
-  field.args.some((arg) => arg.name === 'first')
 
 const isStream = (directive: { name: { value: string } }) => directive.name.value === 'stream'
 
@@ -148,20 +141,11 @@ function errorsAt(
   const refuse = (argument: string, message: string) =>
     errors.push(refusal('BAD_USER_INPUT', message, { nodes: node, extensions: { argument } }))
   const bounds = boundsOf(field)
-  const connection = isConnection(field)
-  if (bounds || connection) {
+  if (bounds) {
     const args = getArgumentValues(field, node, variables)
-    for (const [argument, check] of Object.entries(bounds ?? {})) {
+    for (const [argument, check] of Object.entries(bounds)) {
       const message = check(args[argument], argument)
       if (message) refuse(argument, message)
-    }
-    if (connection) {
-      try {
-        checkPageArgs(args as PageArgs)
-      } catch (error) {
-        const { message, extensions } = error as GraphQLError
-        refuse(String(extensions.argument), message)
-      }
     }
   }
   const stream = schema.getDirective('stream')

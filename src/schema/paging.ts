@@ -65,35 +65,15 @@ export function encodeCursor(connection: string, offset: number, tag = tagOf(con
 }
 
 export function decodeCursor(connection: string, cursor: string, argument: string): number {
-  const parsed = parseCursor(cursor)
-  if (parsed?.tag !== tagOf(connection)) throw notACursor(argument)
-  return parsed.offset
-}
-
-/** A cursor's offset and connection tag; undefined when it is not of the shape encodeCursor makes. */
-function parseCursor(cursor: string): { offset: number; tag: string } | undefined {
   const text = Buffer.from(cursor, 'base64url').toString()
   const match = /^(\d{1,9}):([\w-]{12})$/.exec(text)
-  if (!match?.[1] || !match[2] || Buffer.from(text).toString('base64url') !== cursor) return
-  return { offset: Number(match[1]), tag: match[2] }
-}
-
-const notACursor = (argument: string) =>
-  badUserInput(
-    `${argument} is not a cursor of this connection: a cursor only pages the connection it came from (same parent, view, filters and minScore).`,
-    argument,
-  )
-
-/**
- * What can be refused of paging arguments before the connection is known: the sizes, both of
- * them given, a cursor of no connection at all. Throws BAD_USER_INPUT as paging would.
- */
-export function checkPageArgs(args: PageArgs): void {
-  checkedSizes(args)
-  for (const argument of ['after', 'before'] as const) {
-    const cursor = args[argument]
-    if (typeof cursor === 'string' && !parseCursor(cursor)) throw notACursor(argument)
+  if (match?.[2] !== tagOf(connection) || Buffer.from(text).toString('base64url') !== cursor) {
+    throw badUserInput(
+      `${argument} is not a cursor of this connection: a cursor only pages the connection it came from (same parent, view, filters and minScore).`,
+      argument,
+    )
   }
+  return Number(match[1])
 }
 
 function checkedSize(value: number | null | undefined, argument: string): number | undefined {
