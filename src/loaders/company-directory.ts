@@ -17,9 +17,7 @@ const isNotFound = (error: unknown) => error instanceof UpstreamError && error.c
  */
 export class CompanyDirectory {
   private readonly known = new Map<string, CompanyIdentifier>()
-  /** The first read in flight (or failed with NOT_FOUND) of each company's own resources. */
-  private readonly expected = new Map<string, Promise<CompanyIdentifier>>()
-  /** Every read of each company's own resources: any answer proves the company exists. */
+  /** Every read of each company's own resources: any answer names the company. */
   private readonly readsOf = new Map<string, Promise<CompanyIdentifier>[]>()
   private readonly loader: DataLoader<CompanyKey, CompanyIdentifier, string>
 
@@ -48,50 +46,46 @@ export class CompanyDirectory {
     const response = this.upstream.read(endpoint, params)
     const key = companyKeyString(params.company)
     const identifier = response.then((r) => this.remember(r.identifier))
-    // Its failure is the response's own, reported by whoever awaits that; verify() reads it too.
+    // Its failure is the response's own, reported by whoever awaits that; lookUp reads it too.
     identifier.catch(() => {})
     const reads = this.readsOf.get(key)
     if (reads) reads.push(identifier)
     else this.readsOf.set(key, [identifier])
-    if (!this.known.has(key) && !this.expected.has(key)) {
-      identifier.catch(
-        // A 404 settles the question for every field of the company; any other failure is the
-        // read's own (reported by it), and a name lookup may still try another read.
-        (error) => isNotFound(error) || this.expected.delete(key),
-      )
-      this.expected.set(key, identifier)
-    }
     return response
   }
 
+  /**
+   * The company's identifier (its name and place): from an answer in hand, else from the first
+   * of the reads made for it that succeeds (the smallest one that names it is made if none is).
+   * When every one fails, the answers still on their way in this operation are waited for (one
+   * of them may name the company too, as a list's members do), so the name does not depend on
+   * which read came first; then NOT_FOUND if the upstream said 404, else the first failure.
+   */
   identify(company: CompanyKey): Promise<CompanyIdentifier> {
     return this.loader.load(company)
   }
 
-  /**
-   * Resolves once the upstream has shown it has the company: it is known from an answer in hand,
-   * or one of the reads made for it succeeds (the smallest one that names it is made if none
-   * is). When every one fails: NOT_FOUND if the upstream said 404, else the first failure, so a
-   * company is never claimed on no evidence.
-   */
+  /** Resolves once the upstream has shown it has the company; rejects as identify does. */
   async verify(company: CompanyKey): Promise<void> {
+    await this.identify(company)
+  }
+
+  private async lookUp(company: CompanyKey): Promise<CompanyIdentifier> {
     const key = companyKeyString(company)
-    if (this.known.has(key)) return
+    const known = this.known.get(key)
+    if (known) return known
+    // The smallest answer that carries the identifier: one financial record.
+    const reads = this.readsOf.get(key) ?? [
+      this.read(financials, { company, limit: 1, offset: 0 }).then((r) => r.identifier),
+    ]
     try {
-      await Promise.any(this.readsOf.get(key) ?? [this.identify(company)])
+      return await Promise.any(reads)
     } catch (error) {
+      await this.upstream.settled()
+      const named = this.known.get(key)
+      if (named) return named
       const failures = error instanceof AggregateError ? error.errors : [error]
       throw failures.find(isNotFound) ?? failures[0]
     }
-  }
-
-  private lookUp(company: CompanyKey): Promise<CompanyIdentifier> {
-    const key = companyKeyString(company)
-    const known = this.known.get(key)
-    if (known) return Promise.resolve(known)
-    const expected = this.expected.get(key)
-    if (expected) return expected
-    // The smallest answer that carries the identifier: one financial record.
-    return this.read(financials, { company, limit: 1, offset: 0 }).then((r) => r.identifier)
   }
 }

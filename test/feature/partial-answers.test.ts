@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { ReceivedCall } from '../../src/demo-upstream/server.js'
 import { answerLoss } from '../support/answer-loss.js'
-import { bigList } from '../support/fixtures.js'
-import { startStack } from '../support/stack.js'
+import { bigList, claes, companyArgs, michiels } from '../support/fixtures.js'
+import { type Client, startStack } from '../support/stack.js'
 
 /**
  * A failed read costs only the fields that needed it (contract v2): a list page of 12 companies
@@ -126,5 +126,69 @@ describe('one failed read nulls only the fields that needed it', () => {
       ]),
     ).toEqual([])
     expect(demo.calls().filter((call) => call.status === 500).length).toBeGreaterThan(losses.length)
+  })
+})
+
+describe('a value several reads carry is lost only when every one of them failed', () => {
+  type Body = Awaited<ReturnType<typeof stack.post>>['body']
+  const codesAt = (body: Body) =>
+    (body.errors ?? []).map((e) => `${(e.path ?? []).join('.')} ${e.extensions?.code}`).sort()
+  const withFault = async (path: RegExp, query: string, client: Client = stack) => {
+    demo.reset()
+    demo.inject({ path, status: 500 })
+    return (await client.post(query)).body
+  }
+
+  it.each([
+    ['name first', 'name contacts(first: 1) { totalCount } lookalikes(first: 1) { totalCount }'],
+    ['name between', 'lookalikes(first: 1) { totalCount } name contacts(first: 1) { totalCount }'],
+  ])(
+    'a company’s contacts fail, its lookalikes name it (%s): its name stands',
+    async (_order, fields) => {
+      const body = await withFault(
+        /\/contacts$/,
+        `{ company(${companyArgs(michiels)}) { ${fields} } }`,
+      )
+      expect(body.data?.company).toMatchObject({ name: michiels.name })
+      expect(codesAt(body)).toEqual(['company.contacts UPSTREAM_ERROR'])
+    },
+  )
+
+  it('two aliases of one company: the name of each stands when any read of the company succeeded', async () => {
+    const body = await withFault(
+      /\/contacts$/,
+      `{ a: company(${companyArgs(michiels)}) { name contacts(first: 1) { totalCount } } b: company(${companyArgs(michiels)}) { lookalikes(first: 1) { totalCount } name } }`,
+    )
+    expect(codesAt(body)).toEqual(['a.contacts UPSTREAM_ERROR'])
+  })
+
+  it('a lookalike whose financials fail and whose relationships answer: the same answer whatever the field order', async () => {
+    const query = (fields: string) =>
+      `{ company(${companyArgs(claes)}) { lookalikes(first: 1) { nodes { number ${fields} } } } }`
+    const a = await withFault(
+      /\/financials$/,
+      query('name financials(first: 1) { totalCount } shareholders { name }'),
+    )
+    const b = await withFault(
+      /\/financials$/,
+      query('shareholders { name } name financials(first: 1) { totalCount }'),
+    )
+    expect({ data: a.data, errors: codesAt(a) }).toEqual({ data: b.data, errors: codesAt(b) })
+  })
+
+  it('a company named by a list read beside it: the same answer with the cache off and with that read cached', async () => {
+    const member = demo.data.list(bigList.id)?.members[0]?.company
+    if (!member) throw new Error('no member')
+    const list = `list(listId: ${bigList.id}) { companies(first: 1) { nodes { number } } }`
+    const query = `{ ${list} company(${companyArgs(member)}) { name financials(first: 1) { totalCount } } }`
+    const cached = stack.replica({ cacheTtlSeconds: 300 })
+    await cached.post(`{ ${list} }`)
+    const off = await withFault(/\/financials$/, query)
+    const warm = await withFault(/\/financials$/, query, cached)
+    expect(off.data?.company).toMatchObject({ name: member.name })
+    expect({ data: off.data, errors: codesAt(off) }).toEqual({
+      data: warm.data,
+      errors: codesAt(warm),
+    })
   })
 })
