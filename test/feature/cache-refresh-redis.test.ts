@@ -92,5 +92,51 @@ describe.skipIf(!redisAvailable)(
       expect(refreshCommands).toEqual({ set: 1, publish: 1 })
       expect(await commandsSince(client)).toEqual({ get: 1 })
     })
+
+    it.each([
+      ['the upstream no longer has it (404)', { status: 404 }, 'NOT_FOUND'],
+      [
+        'the upstream says not to keep it (no-store)',
+        { headers: { 'cache-control': 'no-store' } },
+        undefined,
+      ],
+    ] as const)(
+      'a refresh that learns %s removes the entry everywhere: no replica answers the old value',
+      async (_what, fault, code) => {
+        const [one, two] = [
+          stack.replica({ redisUrl: redis?.url }),
+          stack.replica({ redisUrl: redis?.url }),
+        ]
+        const list = demo.data.lists[1]
+        const query = `{ list(listId: ${list?.id}) { name } }`
+        for (const replica of [one, two]) await replica.post(query)
+        const client = new Redis(redis?.url ?? '')
+        onTestFinished(() => client.disconnect())
+        await vi.waitFor(
+          async () => {
+            const [, listening] = (await client.pubsub('NUMSUB', REFRESHED_CHANNEL)) as [
+              string,
+              number,
+            ]
+            expect(listening).toBeGreaterThanOrEqual(2)
+          },
+          { timeout: 10_000 },
+        )
+        demo.reset()
+        demo.inject({ path: `/v1/lists/${list?.id}`, times: 1, ...fault })
+        const fresh = await one.post(query, {}, { ...demoToken, 'cache-control': 'no-cache' })
+        expect(fresh.body.errors?.map((e) => e.extensions?.code)).toEqual(code ? [code] : undefined)
+        // The other replica reads the upstream again (the fault is spent): neither its own copy
+        // nor Redis serves the one the refresh found gone.
+        const reads = () => demo.calls().filter((c) => c.path === `/v1/lists/${list?.id}`).length
+        await vi.waitFor(
+          async () => {
+            await two.post(query)
+            expect(reads()).toBe(2)
+          },
+          { timeout: 10_000 },
+        )
+      },
+    )
   },
 )

@@ -197,6 +197,11 @@ export class ReadCache {
       })
       // Released once the answer is stored, so a waiting replica finds it when the lock goes.
       .finally(() => lock?.())
+    if (options.fresh && !stored && this.isDefinitive(failure, loaded)) {
+      // A refresh learned that the entry must go (a 404, or an answer that may not be kept).
+      await this.bento.delete({ key })
+      await this.announceRefresh(key)
+    }
     if (failure) {
       if (cached === undefined) throw failure.error
       return { value: cached, result: 'stale' }
@@ -205,6 +210,17 @@ export class ReadCache {
     if (options.fresh && stored) await this.announceRefresh(key)
     if (loaded) return { value: loaded.value, result: 'miss' }
     return { value: cached as T, result: 'hit' }
+  }
+
+  /**
+   * Whether a read not stored says what the upstream holds now: an answer it may not keep, or a
+   * failure that is the upstream's word (404, 401, 403, a bad body), not an outage a stale entry
+   * may stand in for, nor the caller's own end or budget.
+   */
+  private isDefinitive(failure: { error: unknown } | undefined, loaded: unknown): boolean {
+    if (!failure) return loaded !== undefined
+    const { error } = failure
+    return !this.options.staleAllowed(error) && !this.options.callersOwn(error)
   }
 
   /**
@@ -241,8 +257,8 @@ export class ReadCache {
   }
 
   /**
-   * Tells the other replicas that `key` was just read fresh and stored: each drops its
-   * in-process copy, so its next read takes the new one from Redis. Told before the refreshing
+   * Tells the other replicas that `key` was just read fresh (stored anew, or removed): each drops
+   * its in-process copy, so its next read takes what Redis holds. Told before the refreshing
    * caller is answered; Redis failing, the others keep their copy until it expires.
    */
   private async announceRefresh(key: string) {
