@@ -44,9 +44,12 @@ export const codeList: Bound = (value, argument) => {
 /** What the limits of `codeList` are, for a field's description. */
 export const CODE_LIST_LIMITS = `at most ${MAX_CODES} distinct codes of letters, digits, _ and -, each at most ${MAX_CODE_LENGTH} characters`
 
-/** Codes as they are sent: each once, sorted (the same filters in another order are the same). */
+/**
+ * Codes as they are sent: each once, sorted (the same filters in another order are the same);
+ * none at all is no filter, as the upstream reads it.
+ */
 export function distinctCodes(values: readonly string[] | null | undefined) {
-  return values ? [...new Set(values)].sort() : undefined
+  return values?.length ? [...new Set(values)].sort() : undefined
 }
 
 /** Field extensions declaring the bounds of some of its arguments. */

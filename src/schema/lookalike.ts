@@ -27,7 +27,8 @@ builder.objectField(CompanyType, 'lookalikes', (t) =>
           throw badUserInput('minScore must be between 0 and 1.', 'minScore')
         }
         return pageOverOffsets(
-          connectionKey('lookalikes', company.country, company.companyNumber, minScore),
+          // The threshold that applies: none is 0, so both page the same items.
+          connectionKey('lookalikes', company.country, company.companyNumber, minScore ?? 0),
           args,
           async (offset, limit) => {
             const { data } = await ctx.loaders.companies.read(lookalikes, { company })

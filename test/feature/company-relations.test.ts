@@ -248,6 +248,44 @@ describe('a cursor pages only the connection it came from', () => {
   })
 })
 
+describe('a cursor pages the same collection however its arguments are spelled', () => {
+  it('contacts: no seniorities given, null or an empty list page the same collection', async () => {
+    const page = await stack.execute(Contacts, {
+      ...companyVars(staffed),
+      first: 2,
+      seniorities: null,
+    })
+    const after = page.data?.company?.contacts?.pageInfo.endCursor
+    for (const seniorities of [[], undefined]) {
+      const next = await stack.execute(Contacts, {
+        ...companyVars(staffed),
+        first: 2,
+        seniorities,
+        after,
+      })
+      expect(next.errors).toBeUndefined()
+    }
+  })
+
+  it('lookalikes: no minScore, null or 0 page the same collection', async () => {
+    const page = await stack.execute(Lookalikes, {
+      ...companyVars(withAlikes),
+      first: 2,
+      minScore: null,
+    })
+    const after = page.data?.company?.lookalikes?.pageInfo.endCursor
+    for (const minScore of [0, undefined]) {
+      const next = await stack.execute(Lookalikes, {
+        ...companyVars(withAlikes),
+        first: 2,
+        minScore,
+        after,
+      })
+      expect(next.errors).toBeUndefined()
+    }
+  })
+})
+
 describe('Company.shareholders and participations', () => {
   it('maps parents and children; a party without identifier keeps its name, function and share', async () => {
     const result = await stack.execute(Relationships, companyVars(subsidiary))
