@@ -189,8 +189,22 @@ export async function startPathStates() {
    * only what the cold one failed to read, and the parts of @defer/@stream read no more than
    * the whole.
    */
+  /** Redis commands that failed or timed out on the replicas so far (their metric). */
+  const redisFailures = async () => {
+    let failures = 0
+    for (const replica of replicas ?? []) {
+      failures += (await replica.gateway.metrics.redisFailures.get()).values[0]?.value ?? 0
+    }
+    return failures
+  }
+
   async function answer(operation: Operation): Promise<PathAnswer> {
+    const failuresBefore = await redisFailures()
     const answers = await answerOnEveryPath(operation)
+    // A Redis too slow for its short timeout is read around, straight from the upstream, as the
+    // contract asks (a loaded machine can make it so): then replica B may read again, and only
+    // its answer is compared.
+    const redisAnswered = (await redisFailures()) === failuresBefore
     const [reference, ...others] = answers as [Sent, ...Sent[]]
     const shown = describeOperation(operation)
     for (const other of others) {
@@ -203,7 +217,11 @@ export async function startPathStates() {
       ['cache on, cold', 'cache on, warm'],
       ['replica A, Redis cold', 'replica B, from Redis'],
     ] as const
-    for (const [cold, warm] of pairs.filter(([, warm]) => answers.some((a) => a.path === warm))) {
+    const compared = pairs.filter(
+      ([, warm]) =>
+        answers.some((a) => a.path === warm) && (redisAnswered || !warm.includes('Redis')),
+    )
+    for (const [cold, warm] of compared) {
       const { made, failed } = calls(cold)
       expect(
         calls(warm).made,
