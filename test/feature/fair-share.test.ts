@@ -24,9 +24,9 @@ import { startStack } from '../support/stack.js'
  * `twoCallers()` resolves once reads of two callers (fairness keys) have asked.
  */
 function watchQueue() {
-  const acquire = vi.spyOn(FairShare.prototype, 'acquire')
-  onTestFinished(() => acquire.mockRestore())
-  const keys = () => new Set(acquire.mock.calls.map(([key]) => key)).size
+  const enqueue = vi.spyOn(FairShare.prototype, 'enqueue')
+  onTestFinished(() => enqueue.mockRestore())
+  const keys = () => new Set(enqueue.mock.calls.map(([ticket]) => ticket.lane)).size
   return { twoCallers: () => vi.waitFor(() => expect(keys()).toBe(2), { timeout: 10_000 }) }
 }
 

@@ -2,7 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Redis } from 'ioredis'
-import { it } from 'vitest'
+import { expect, it, vi } from 'vitest'
 import { freePort } from './process.js'
 
 /**
@@ -81,4 +81,28 @@ export async function startRedis(): Promise<RedisServer> {
   }
   await launch()
   return { url, port, kill, restart: launch, stop: kill }
+}
+
+/**
+ * Makes what `make` makes (gateways with REDIS_URL) and waits until Redis sees its `connections`
+ * new client connections: a gateway's first command waits only a short while for its connection,
+ * then leaves Redis alone for a few seconds, which a busy machine would turn into a flaky test.
+ */
+export async function connectedWith<T>(url: string, connections: number, make: () => T) {
+  const probe = new Redis(url)
+  const clients = async () =>
+    Number(/connected_clients:(\d+)/.exec(await probe.info('clients'))?.[1] ?? Number.NaN)
+  try {
+    const before = await clients()
+    const made = make()
+    await vi.waitFor(
+      async () => expect(await clients()).toBeGreaterThanOrEqual(before + connections),
+      {
+        timeout: 10_000,
+      },
+    )
+    return made
+  } finally {
+    probe.disconnect()
+  }
 }

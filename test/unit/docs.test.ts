@@ -23,7 +23,6 @@ const NOT_YET_BUILT = new Set([
   'AUTH_JWKS_URL',
   'AUTH_ISSUER',
   'AUTH_AUDIENCE',
-  'CALLER_RATE_LIMIT',
   'CORS_ORIGINS',
 ])
 
