@@ -154,13 +154,17 @@ function createUpstream(
     tokenKey: (token) => keyedHash(config.gatewaySecret, ['upstream token', token]),
     cache,
     rateLimiter,
-    begins: redis ? new Begins(redis, rateLimiter, instance) : undefined,
+    // A lock outlasts the read it stands for, its holder alive (src/upstream/begin.ts).
+    begins: redis
+      ? new Begins(redis, rateLimiter, instance, 2 * config.upstreamTimeoutMs)
+      : undefined,
     metrics,
   })
   let closing: Promise<void> | undefined
   const close = () => {
     closing ??= (async () => {
       await client.close()
+      cache?.close()
       await redis?.close()
     })()
     return closing

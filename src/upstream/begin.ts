@@ -9,6 +9,11 @@ import { TURN_LUA, type UpstreamRateLimiter } from './rate-limit.js'
  * connection in one tick go together in one script, which announces the keys it locked on
  * `gw:reads` (a replica whose reads of them wait in their lanes takes them out to wait for the
  * answer); a lone read with no turn to take is one `SET … NX GET`.
+ *
+ * A lock names its holder's instance, which is alive while its subscribed connection listens on
+ * `gw:alive:<instance>` (src/upstream/cache/shared-reads.ts): Redis itself drops that connection
+ * when the process dies. A lock whose holder is gone is taken over by a replica that found it
+ * so (`takeOver`), checked again here; a lock lasts at most `lockMs` in any case.
  */
 
 export interface Begin {
@@ -16,6 +21,8 @@ export interface Begin {
   readKey?: string | undefined
   /** The lock's value when taken (src/upstream/cache/entry.ts `lockOf`). */
   lock?: string | undefined
+  /** The instance whose lock on the entry may be taken over if it is still not alive. */
+  takeOver?: string | undefined
   /** The request's rate turn: token and caller keys, and the longest it may wait for it. */
   turn?: { tokenKey: string; callerKey: string; maxWaitMs: number } | undefined
 }
@@ -25,42 +32,53 @@ export type Answer =
   | { kind: 'go'; locked?: boolean; stale?: string | undefined }
   /** The entry is fresh: this string. */
   | { kind: 'hit'; stored: string }
-  /** Another read of it was sent (its lock holds it). */
-  | { kind: 'held' }
+  /** Another read of it was sent by the instance `owner` (its lock holds it). */
+  | { kind: 'held'; owner: string }
   /** No turn now: ask again in `waitMs`, or it would come after the deadline. */
   | { kind: 'later' | 'tooLate'; waitMs: number }
 
 /** The channel of announcements about reads: `s` (sent), and what src/upstream/cache uses. */
 export const READS_CHANNEL = 'gw:reads'
-/** How long a lock outlives its holder's last renewal. */
-export const LOCK_MS = 1000
+/** The channel each instance listens on while it is alive (its name follows). */
+export const ALIVE_PREFIX = 'gw:alive:'
 
 // KEYS: 4 per request (entry, token TAT, caller's reserved turn, caller TAT). ARGV: the client's
-// clock (ms; entries hold its times), LOCK_MS, the channel, this process's instance id (which
-// its announcement names), T τ cT cτ, then 3 per request:
-// flags (1: look up and lock, 2: take a turn), lock value, longest wait (ms). Returns per request
-// {0, 0, stale}: go, {1, entry}: hit, {2}: held, {3, ms}: later, {4, ms}: too late.
+// clock (ms; entries hold its times), how long a lock lasts, the channel, this process's
+// instance id (which its announcement names), ALIVE_PREFIX, T τ cT cτ, then 4 per request:
+// flags (1: look up and lock, 2: take a turn), lock value, longest wait (ms), instance whose
+// lock may be taken over. Returns per request {0, 0, stale}: go, {1, entry}: hit, {2, owner}:
+// held, {3, ms}: later, {4, ms}: too late.
 const BEGIN_SCRIPT = `${TURN_LUA}
 local clientNow, lockMs, channel, instance = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], ARGV[4]
-local T, tau, cT, ctau = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+local alivePrefix = ARGV[5]
+local T, tau, cT, ctau = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
 local n = #KEYS / 4
 local lookups = {}
 for i = 1, n do
-  if tonumber(ARGV[6 + 3 * i]) % 2 == 1 then lookups[#lookups + 1] = KEYS[4 * i - 3] end
+  if tonumber(ARGV[6 + 4 * i]) % 2 == 1 then lookups[#lookups + 1] = KEYS[4 * i - 3] end
 end
 local found = #lookups > 0 and redis.call('MGET', unpack(lookups)) or {}
 -- A caller refused a turn is refused again for its other requests of the batch, unasked.
 local now, j, results, sent, locked, refused = nil, 0, {}, {}, {}, {}
 for i = 1, n do
-  local flags, lock, maxWait = tonumber(ARGV[6 + 3 * i]), ARGV[7 + 3 * i], tonumber(ARGV[8 + 3 * i])
+  local flags, lock = tonumber(ARGV[6 + 4 * i]), ARGV[7 + 4 * i]
+  local maxWait, takeOver = tonumber(ARGV[8 + 4 * i]), ARGV[9 + 4 * i]
   local key = KEYS[4 * i - 3]
   local answer, stale = nil, false
   if flags % 2 == 1 then
     j = j + 1
     local stored = locked[key] or found[j]
-    if stored then
-      if string.byte(stored, 1) == 0 then answer = {2}
-      elseif tonumber(string.match(stored, '^%d+') or 0) > clientNow then answer = {1, stored}
+    if stored and string.byte(stored, 1) == 0 then
+      local owner = string.match(stored, '^%z([^:]*)')
+      local rest = string.match(stored, '^%z[^ ]* (.*)$')
+      if takeOver ~= '' and owner == takeOver
+        and redis.call('PUBSUB', 'NUMSUB', alivePrefix .. owner)[2] == 0 then
+        stale = rest or false
+      else
+        answer = {2, owner}
+      end
+    elseif stored then
+      if tonumber(string.match(stored, '^%d+') or 0) > clientNow then answer = {1, stored}
       else stale = stored end
     end
   end
@@ -101,6 +119,9 @@ interface Asked {
   answer(answer: Answer | undefined): void
 }
 
+/** The instance a lock names. */
+export const ownerOf = (lock: string) => lock.slice(1, lock.indexOf(':'))
+
 export class Begins {
   private batch: Asked[] = []
 
@@ -109,6 +130,8 @@ export class Begins {
     private readonly limiter: UpstreamRateLimiter | undefined,
     /** Named in the announcements of the keys it locks (src/upstream/cache/shared-reads.ts). */
     private readonly instance: string,
+    /** How long a lock lasts at most, its holder alive: past a read's UPSTREAM_TIMEOUT_MS. */
+    private readonly lockMs: number,
   ) {
     redis.client.defineCommand('gwBegin', { lua: BEGIN_SCRIPT })
   }
@@ -128,12 +151,9 @@ export class Begins {
     const batch = this.batch
     this.batch = []
     const [only] = batch
+    const lone = batch.length === 1 && only && !only.begin.turn && !only.begin.takeOver
     const answers = await this.redis
-      .guard(() =>
-        batch.length === 1 && only && !only.begin.turn
-          ? this.one(only.begin)
-          : this.many(batch.map((asked) => asked.begin)),
-      )
+      .guard(() => (lone ? this.one(only.begin) : this.many(batch.map((asked) => asked.begin))))
       .catch(() => undefined)
     batch.forEach((asked, i) => {
       asked.answer(answers?.[i])
@@ -150,10 +170,10 @@ export class Begins {
       'NX',
       'GET',
       'PX',
-      LOCK_MS,
+      this.lockMs,
     )) as string | null
     if (stored === null) return [{ kind: 'go', locked: true }]
-    if (stored.startsWith('\0')) return [{ kind: 'held' }]
+    if (stored.startsWith('\0')) return [{ kind: 'held', owner: ownerOf(stored) }]
     if (Number(stored.slice(0, stored.indexOf(' '))) > Date.now()) return [{ kind: 'hit', stored }]
     // A stale entry: the script locks it in its place and keeps it (a second round trip).
     return this.many([begin])
@@ -163,11 +183,16 @@ export class Begins {
     const keys: string[] = []
     const args: (string | number)[] = []
     for (const begin of batch) {
-      const { readKey, lock, turn } = begin
+      const { readKey, lock, turn, takeOver } = begin
       const rate = turn && this.limiter ? this.limiter.keys(turn.tokenKey, turn.callerKey) : []
       const entry = readKey ?? rate[0] ?? ''
       keys.push(entry, rate[0] ?? entry, rate[1] ?? entry, rate[2] ?? entry)
-      args.push((readKey ? 1 : 0) + (turn ? 2 : 0), lock ?? '', turn?.maxWaitMs ?? 0)
+      args.push(
+        (readKey ? 1 : 0) + (turn ? 2 : 0),
+        lock ?? '',
+        turn?.maxWaitMs ?? 0,
+        takeOver ?? '',
+      )
     }
     const spacing = this.limiter?.spacing ?? [0, 0, 0, 0]
     const command = this.redis.client as unknown as BeginCommand
@@ -175,9 +200,10 @@ export class Begins {
       keys.length,
       ...keys,
       Date.now(),
-      LOCK_MS,
+      this.lockMs,
       READS_CHANNEL,
       this.instance,
+      ALIVE_PREFIX,
       ...spacing,
       ...args,
     )
@@ -189,7 +215,7 @@ export class Begins {
         case 1:
           return { kind: 'hit', stored: String(a) }
         case 2:
-          return { kind: 'held' }
+          return { kind: 'held', owner: String(a) }
         default:
           return { kind: code === 3 ? 'later' : 'tooLate', waitMs: Number(a) }
       }

@@ -17,9 +17,14 @@ export interface Claim {
   readKey: string | undefined
   /** The lock's value (src/upstream/cache/entry.ts). */
   lock: string | undefined
+  /** An instance found gone whose lock on the entry may be taken over (src/upstream/begin.ts). */
+  takeOver: string | undefined
   /** While it waits in its lane: the function that takes it out (true when it still waited);
-   *  undefined once it has its turn. */
+   *  undefined once it no longer waits (out of time, ended). */
   waiting(withdraw: (() => boolean) | undefined): void
+  /** It has a connection: true to ask for its turn, false when another read of it is being asked
+   *  for or sent here already (it then joins that one, and the connection goes to another). */
+  granted(): boolean
   /** Its turn has come, holding the shared entry's lock when `locked` (in place of `stale`):
    *  true to send it, false when another read of it is being sent here (it joins that one). */
   sent(locked: boolean, stale: string | undefined): boolean
@@ -35,7 +40,10 @@ export interface PassRequest {
 }
 
 /** How a cached read's first request ended without being sent. */
-export type Elsewhere = { kind: 'hit'; stored: string } | { kind: 'held' } | { kind: 'withdrawn' }
+export type Elsewhere =
+  | { kind: 'hit'; stored: string }
+  | { kind: 'held'; owner: string }
+  | { kind: 'withdrawn' }
 
 /** Sent: `release` frees the connection. */
 export type Passed = { kind: 'go'; release: () => void } | Elsewhere
@@ -96,7 +104,7 @@ export class SendGate {
     if (begins && (claim?.readKey !== undefined || shared)) {
       const turn = shared ? { tokenKey, callerKey, maxWaitMs } : undefined
       return begins
-        .ask({ readKey: claim?.readKey, lock: claim?.lock, turn })
+        .ask({ readKey: claim?.readKey, lock: claim?.lock, takeOver: claim?.takeOver, turn })
         .then((answer) => answer ?? this.locally(tokenKey, callerKey, maxWaitMs))
     }
     return this.locally(tokenKey, callerKey, maxWaitMs)
@@ -146,7 +154,11 @@ class Waiting implements Ticket {
 
   granted(release: () => void): void {
     clearTimeout(this.timer)
-    this.request.claim?.waiting(undefined)
+    if (this.request.claim?.granted() === false) {
+      release()
+      this.resolve({ kind: 'withdrawn' })
+      return
+    }
     // Decided at once, a turn not due defers the lane before the fair share grants its next read.
     const answer = this.gate.answer(this.request, this.horizon)
     if ('then' in answer) answer.then((decided) => this.answered(decided, release))

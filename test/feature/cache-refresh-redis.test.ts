@@ -2,6 +2,7 @@ import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { READS_CHANNEL } from '../../src/upstream/begin.js'
 import {
+  commandsSince,
   connectedWith,
   REDIS_SKIP_REASON,
   type RedisServer,
@@ -21,18 +22,6 @@ const stack = await startStack({ cacheTtlSeconds: 300 })
 const redis: RedisServer | undefined = redisAvailable ? await startRedis() : undefined
 afterAll(() => redis?.stop())
 const { demo } = stack
-
-/** Redis's command counts since the last call, by command, as INFO commandstats reports them. */
-async function commandsSince(client: Redis): Promise<Record<string, number>> {
-  const stats = await client.info('commandstats')
-  await client.config('RESETSTAT')
-  const counts: Record<string, number> = {}
-  for (const [, name, calls] of stats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
-    // The test's own commands (this INFO, the last RESETSTAT) are not the gateway's.
-    if (name && name !== 'info' && !name.startsWith('config|')) counts[name] = Number(calls)
-  }
-  return counts
-}
 
 describe.skipIf(!redisAvailable)(
   redisAvailable

@@ -46,7 +46,11 @@ describe.skipIf(!redisAvailable)(`with Redis${skipped}`, () => {
     const redis = await connect(server.url)
     connections.push(redis)
     const limiter = new UpstreamRateLimiter({ ratePerSecond, callerRatePerSecond, redis })
-    return { redis, limiter, begins: new Begins(redis, limiter, `replica ${connections.length}`) }
+    return {
+      redis,
+      limiter,
+      begins: new Begins(redis, limiter, `replica ${connections.length}`, 10_000),
+    }
   }
   let keys = 0
   /** A token key no other test uses. */
@@ -210,8 +214,8 @@ describe.skipIf(!redisAvailable)(`when Redis goes away${skipped}`, () => {
     connections.push(a, b)
     const limiterA = new UpstreamRateLimiter({ ratePerSecond: 1, redis: a })
     const limiterB = new UpstreamRateLimiter({ ratePerSecond: 1, redis: b })
-    const replicaA = new Begins(a, limiterA, 'a')
-    const replicaB = new Begins(b, limiterB, 'b')
+    const replicaA = new Begins(a, limiterA, 'a', 10_000)
+    const replicaB = new Begins(b, limiterB, 'b', 10_000)
     // A takes the shared bucket's one turn: B's caller's turn comes a second later.
     expect(await turn(replicaA, 'a', 'one')).toEqual({ kind: 'go' })
     expect((await turn(replicaB, 'a', 'two')).kind).toBe('later')

@@ -106,3 +106,17 @@ export async function connectedWith<T>(url: string, connections: number, make: (
     probe.disconnect()
   }
 }
+
+/**
+ * Redis's command counts since the last call, by command, as INFO commandstats reports them
+ * (commands a script runs counted too): `client`'s own INFO and RESETSTAT left out.
+ */
+export async function commandsSince(client: Redis): Promise<Record<string, number>> {
+  const stats = await client.info('commandstats')
+  await client.config('RESETSTAT')
+  const counts: Record<string, number> = {}
+  for (const [, name, calls] of stats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+    if (name && name !== 'info' && !name.startsWith('config|')) counts[name] = Number(calls)
+  }
+  return counts
+}

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
-import { LOCK_MS } from '../begin.js'
 import type { Claim, Elsewhere } from '../gate.js'
 import type { CacheResult } from '../read-scope.js'
 import { decode, type Entry, encode, entryOf, lockOf, ttlOf } from './entry.js'
@@ -68,12 +67,18 @@ interface Sending {
   at: number
 }
 
-/** A read another replica (or this one's batch) has sent: settled with its answer, or without
- *  one when it failed, its lock went, or nothing was heard for longer than a lock lasts. */
+/** A read another replica (or this one's batch) has sent: settled with its answer; `gone` when
+ *  its holder is no longer alive; undefined when it failed, or nothing was heard for a while. */
 interface Remote {
-  done: Promise<Entry | undefined>
-  settle(entry?: Entry): void
+  owner: string
+  done: Promise<Entry | 'gone' | undefined>
+  settle(outcome?: Entry | 'gone'): void
 }
+
+/** With no news of a read another replica sent, its waiters look again after this long. */
+const QUIET_MS = 5000
+/** How often the holders of reads waited for are checked; gone twice in a row, they are gone. */
+const WATCH_MS = 400
 
 const PREFIX = 'gw:reads:'
 
@@ -83,7 +88,13 @@ export class ReadCache {
   private readonly sending = new Map<string, Sending>()
   /** Per key, the functions that take this process's waiting first requests out of their lanes. */
   private readonly queued = new Map<string, Set<() => boolean>>()
+  /** Per key, the first request that has a connection and asks for its turn (one at a time). */
+  private readonly asking = new Map<string, Promise<void>>()
   private readonly remote = new Map<string, Remote>()
+  /** While reads of other replicas are waited for: checks that their holders are alive. */
+  private watching: NodeJS.Timeout | undefined
+  /** Holders found gone at the last check. */
+  private missing = new Set<string>()
 
   constructor(
     private readonly options: ReadCacheOptions,
@@ -97,7 +108,7 @@ export class ReadCache {
     if (options.redis) {
       this.shared = new SharedReads(options.redis, this.instance, {
         sent: (key, instance) => {
-          if (instance !== this.instance) this.sentElsewhere(key)
+          if (instance !== this.instance) this.sentElsewhere(key, instance)
         },
         landed: (key, stored, flags, instance) => this.landed(key, stored, flags, instance),
         released: (key) => this.remote.get(unprefixed(key))?.settle(),
@@ -124,13 +135,20 @@ export class ReadCache {
         if (joined) return joined as Served<T>
         continue
       }
+      const asking = this.asking.get(key)
+      if (asking) {
+        await asking
+        continue
+      }
       const remote = options.fresh ? undefined : this.remote.get(key)
+      let takeOver: string | undefined
       if (remote) {
         const landed = await this.wait(remote, options)
-        if (landed === 'again') continue
-        if (landed !== 'deadline') return { value: landed.value as T, result: 'shared' }
+        if (landed === undefined) continue
+        if (landed === 'gone') takeOver = remote.owner
+        else if (landed !== 'deadline') return { value: landed.value as T, result: 'shared' }
       }
-      const made = await this.make(key, options, entry, make)
+      const made = await this.make(key, options, entry, make, takeOver)
       if (made) return made
     }
   }
@@ -157,14 +175,14 @@ export class ReadCache {
     }
   }
 
-  /** Waits for another replica's read: its entry, again (no answer), or the deadline. */
+  /** Waits for another replica's read: its entry, `gone`, undefined (look again), or the deadline. */
   private async wait(remote: Remote, options: ReadOptions) {
     let timer: NodeJS.Timeout | undefined
     const deadline = new Promise<'deadline'>((resolve) => {
       timer = setTimeout(resolve, Math.max(0, options.deadline - Date.now()), 'deadline')
     })
     try {
-      return (await abortable(Promise.race([remote.done, deadline]), options.signal)) ?? 'again'
+      return await abortable(Promise.race([remote.done, deadline]), options.signal)
     } finally {
       clearTimeout(timer)
     }
@@ -176,6 +194,7 @@ export class ReadCache {
     options: ReadOptions,
     kept: Entry | undefined,
     make: (claim: Claim) => Promise<Made<T>>,
+    takeOver: string | undefined,
   ): Promise<Served<T> | undefined> {
     const { shared } = this
     const redisKey = PREFIX + key
@@ -189,12 +208,23 @@ export class ReadCache {
     // Nobody may be waiting for it: an unhandled rejection is not a failure of this read.
     done.catch(() => {})
     let mine: Sending | undefined
-    let locked: { stale: string | undefined; stop: () => void } | undefined
+    let locked: { stale: string | undefined } | undefined
     let withdrawMe: (() => boolean) | undefined
+    let asked: (() => void) | undefined
+    const stopAsking = () => {
+      asked?.()
+      asked = undefined
+    }
+    const joinable = () => {
+      const other = this.sending.get(key)
+      return other !== undefined && (!options.fresh || other.at >= options.startedAt)
+    }
     const claim: Claim = {
       readKey: shared && !options.fresh ? redisKey : undefined,
       lock,
+      takeOver,
       waiting: (withdraw) => {
+        stopAsking()
         const waiting = this.queued.get(key)
         if (withdrawMe) waiting?.delete(withdrawMe)
         withdrawMe = withdraw
@@ -202,21 +232,32 @@ export class ReadCache {
         else if (withdraw) this.queued.set(key, new Set([withdraw]))
         else if (waiting?.size === 0) this.queued.delete(key)
       },
+      granted: () => {
+        claim.waiting(undefined)
+        if (joinable() || this.asking.has(key)) return false
+        const asking = new Promise<void>((resolve) => {
+          asked = () => {
+            if (this.asking.get(key) === asking) this.asking.delete(key)
+            resolve()
+          }
+        })
+        this.asking.set(key, asking)
+        return true
+      },
       sent: (isLocked, stale) => {
-        const other = this.sending.get(key)
-        if (other && (!options.fresh || other.at >= options.startedAt)) {
+        stopAsking()
+        if (joinable()) {
           if (isLocked) void shared?.release(redisKey, lock, stale, keptMs(stale))
           return false
         }
         mine = { done, at: Date.now() }
         this.sending.set(key, mine)
-        if (isLocked && shared) locked = { stale, stop: shared.renew(redisKey, lock) }
+        if (isLocked) locked = { stale }
         this.withdrawQueued(key)
         return true
       },
     }
     const settled = (served?: Served<unknown>, error?: unknown) => {
-      locked?.stop()
       if (this.sending.get(key) === mine) this.sending.delete(key)
       if (served) resolve(served)
       else reject(error)
@@ -225,6 +266,7 @@ export class ReadCache {
     try {
       made = await make(claim)
     } catch (error) {
+      stopAsking()
       if (!mine) throw error
       const stale = this.staleFor(error, options, kept, locked?.stale)
       if (locked) await shared?.release(redisKey, lock, locked.stale, keptMs(locked.stale))
@@ -236,6 +278,7 @@ export class ReadCache {
       settled(served)
       return served
     }
+    stopAsking()
     if ('kind' in made) return this.elsewhere(key, made)
     const ttl = ttlOf(made.cacheControl) ?? this.options.ttlSeconds
     const json = JSON.stringify(made.value)
@@ -271,7 +314,7 @@ export class ReadCache {
         return { value: entry.value as T, result: 'hit' }
       }
     }
-    if (made.kind === 'held') this.expect(key)
+    if (made.kind === 'held') this.expect(key, made.owner)
     return undefined
   }
 
@@ -282,34 +325,62 @@ export class ReadCache {
     for (const withdraw of waiting ?? []) withdraw()
   }
 
-  /** Another replica's read of `key` is to be waited for. */
-  private expect(key: string): Remote {
+  /** Another replica's read of `key` (sent by the instance `owner`) is to be waited for. */
+  private expect(key: string, owner: string): Remote {
     const known = this.remote.get(key)
     if (known) return known
-    let settle!: (entry?: Entry) => void
-    const done = new Promise<Entry | undefined>((resolve) => {
+    let settle!: (outcome?: Entry | 'gone') => void
+    const done = new Promise<Entry | 'gone' | undefined>((resolve) => {
       settle = resolve
     })
-    // Its holder renews the lock while it reads: with no news for longer than a lock lasts,
-    // the waiters look again (and, the lock gone, one of them reads).
-    const timer = setTimeout(() => remote.settle(), LOCK_MS + 100)
+    // A message may be missed (a subscription reconnecting): then the waiters look again.
+    const timer = setTimeout(() => remote.settle(), QUIET_MS)
     timer.unref()
     const remote: Remote = {
+      owner,
       done,
-      settle: (entry) => {
+      settle: (outcome) => {
         clearTimeout(timer)
         if (this.remote.get(key) === remote) this.remote.delete(key)
-        settle(entry)
+        settle(outcome)
       },
     }
     this.remote.set(key, remote)
+    this.watching ??= setInterval(() => this.watch(), WATCH_MS)
+    this.watching.unref()
     return remote
   }
 
-  private sentElsewhere(redisKey: string) {
+  /**
+   * The reads waited for whose holders are gone (found so at two checks in a row: a replica just
+   * started may not listen yet) are taken over; all of them when Redis fails (each then reads
+   * without it).
+   */
+  private async watch() {
+    const owners = [...new Set([...this.remote.values()].map((remote) => remote.owner))]
+    if (owners.length === 0) {
+      clearInterval(this.watching)
+      this.watching = undefined
+      return
+    }
+    const alive = await this.shared?.alive(owners)
+    const missing = new Set(owners.filter((owner) => alive && !alive.has(owner)))
+    for (const remote of this.remote.values()) {
+      if (!alive) remote.settle()
+      else if (missing.has(remote.owner) && this.missing.has(remote.owner)) remote.settle('gone')
+    }
+    this.missing = missing
+  }
+
+  /** Stops watching the holders of reads waited for. */
+  close(): void {
+    clearInterval(this.watching)
+  }
+
+  private sentElsewhere(redisKey: string, owner: string) {
     const key = unprefixed(redisKey)
     if (this.sending.has(key) || !this.queued.has(key)) return
-    this.expect(key)
+    this.expect(key, owner)
     this.withdrawQueued(key)
   }
 

@@ -1,4 +1,4 @@
-import { LOCK_MS, READS_CHANNEL } from '../begin.js'
+import { ALIVE_PREFIX, READS_CHANNEL } from '../begin.js'
 import type { RedisLink } from './redis.js'
 
 /**
@@ -6,8 +6,11 @@ import type { RedisLink } from './redis.js'
  * every replica on `gw:reads`, in one round trip per tick for all the reads answered in it
  * (`SET … PX` each, one `PUBLISH` carrying their answers), so that replicas waiting for them
  * take them from the message; a failed read's lock released (and the stale entry it replaced
- * put back); a long read's lock renewed. Before a read is sent, its lookup and lock are part of
- * the one script of src/upstream/begin.ts. Messages (one line each part):
+ * put back). Before a read is sent, its lookup and lock are part of the one script of
+ * src/upstream/begin.ts. Locks are not renewed one by one: an instance is alive while its
+ * subscribed connection listens on `gw:alive:<instance>` (Redis drops it when the process dies),
+ * and a replica waiting for reads checks, in one command, that their holders still are.
+ * Messages (one line each part):
  * - `s <instance>`, keys: reads of these keys were sent (locked) by that replica;
  * - `l <instance>`, then per read its key, its flags (`r`: a refresh, `n`: an answer not
  *   stored, `-`) and the stored string (src/upstream/cache/entry.ts): reads answered;
@@ -41,15 +44,9 @@ end
 if ARGV[4] ~= '' then redis.call('PUBLISH', ARGV[4], 'r\\n' .. KEYS[1]) end
 return 1
 `
-const RENEW = `
-local held = redis.call('GET', KEYS[1])
-if held and string.sub(held, 1, #ARGV[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
-`
 
 interface Commands {
   gwRelease(key: string, lock: string, stale: string, staleMs: number, channel: string): unknown
-  gwRenew(key: string, lock: string, ms: number): Promise<unknown>
 }
 
 export class SharedReads {
@@ -63,15 +60,32 @@ export class SharedReads {
     listener: Announcements,
   ) {
     redis.client.defineCommand('gwRelease', { numberOfKeys: 1, lua: RELEASE })
-    redis.client.defineCommand('gwRenew', { numberOfKeys: 1, lua: RENEW })
     this.commands = redis.client as unknown as Commands
     redis.subscribe(READS_CHANNEL, (message) => heard(message, listener))
+    redis.subscribe(ALIVE_PREFIX + instance, () => {})
+  }
+
+  /**
+   * Which of `instances` (holders of locks this process waits on) are still alive; undefined
+   * when Redis fails (the waiting reads then go without it).
+   */
+  async alive(instances: string[]): Promise<Set<string> | undefined> {
+    try {
+      const channels = instances.map((instance) => ALIVE_PREFIX + instance)
+      const counts = (await this.redis.guard(() =>
+        this.redis.client.pubsub('NUMSUB', ...channels),
+      )) as (string | number)[]
+      return new Set(instances.filter((_, i) => Number(counts[2 * i + 1]) > 0))
+    } catch {
+      return undefined
+    }
   }
 
   /**
    * Stores `stored` under `key` for `keepMs` (0: not stored, only told to the replicas waiting
    * for it) and tells every replica, with the other reads answered in this tick. Never rejects:
-   * Redis failing, the replicas waiting find the lock gone within LOCK_MS and read it themselves.
+   * Redis failing, the replicas waiting find its holder gone (no longer said alive) and read it
+   * themselves.
    */
   land(landing: Landing): Promise<void> {
     this.landings.push(landing)
@@ -89,15 +103,6 @@ export class SharedReads {
     await Promise.resolve(
       this.commands.gwRelease(key, lock, back, Math.ceil(staleMs), READS_CHANNEL),
     ).catch(() => {})
-  }
-
-  /** Renews the lock every third of LOCK_MS while the read runs; the function stops it. */
-  renew(key: string, lock: string): () => void {
-    const timer = setInterval(() => {
-      this.redis.guard(() => this.commands.gwRenew(key, lock, LOCK_MS)).catch(() => {})
-    }, LOCK_MS / 3)
-    timer.unref()
-    return () => clearInterval(timer)
   }
 
   private async flush() {
