@@ -4,6 +4,7 @@ import type { Claim, Elsewhere } from '../gate.js'
 import type { CacheResult } from '../read-scope.js'
 import { decode, type Entry, encode, entryOf, lockOf, ttlOf } from './entry.js'
 import type { RedisLink } from './redis.js'
+import { RemoteReads } from './remote-reads.js'
 import { SharedReads } from './shared-reads.js'
 
 /**
@@ -67,19 +68,6 @@ interface Sending {
   at: number
 }
 
-/** A read another replica (or this one's batch) has sent: settled with its answer; `gone` when
- *  its holder is no longer alive; undefined when it failed, or nothing was heard for a while. */
-interface Remote {
-  owner: string
-  done: Promise<Entry | 'gone' | undefined>
-  settle(outcome?: Entry | 'gone'): void
-}
-
-/** With no news of a read another replica sent, its waiters look again after this long. */
-const QUIET_MS = 5000
-/** How often the holders of reads waited for are checked; gone twice in a row, they are gone. */
-const WATCH_MS = 400
-
 const PREFIX = 'gw:reads:'
 
 export class ReadCache {
@@ -90,11 +78,7 @@ export class ReadCache {
   private readonly queued = new Map<string, Set<() => boolean>>()
   /** Per key, the first request that has a connection and asks for its turn (one at a time). */
   private readonly asking = new Map<string, Promise<void>>()
-  private readonly remote = new Map<string, Remote>()
-  /** While reads of other replicas are waited for: checks that their holders are alive. */
-  private watching: NodeJS.Timeout | undefined
-  /** Holders found gone at the last check. */
-  private missing = new Set<string>()
+  private readonly remote: RemoteReads
 
   constructor(
     private readonly options: ReadCacheOptions,
@@ -111,9 +95,10 @@ export class ReadCache {
           if (instance !== this.instance) this.sentElsewhere(key, instance)
         },
         landed: (key, stored, flags, instance) => this.landed(key, stored, flags, instance),
-        released: (key) => this.remote.get(unprefixed(key))?.settle(),
+        released: (key) => this.remote.settle(unprefixed(key)),
       })
     }
+    this.remote = new RemoteReads(async (owners) => this.shared?.alive(owners))
   }
 
   /**
@@ -140,12 +125,12 @@ export class ReadCache {
         await asking
         continue
       }
-      const remote = options.fresh ? undefined : this.remote.get(key)
+      const owner = options.fresh ? undefined : this.remote.ownerOf(key)
       let takeOver: string | undefined
-      if (remote) {
-        const landed = await this.wait(remote, options)
+      if (owner !== undefined) {
+        const landed = await this.remote.wait(key, options.signal, options.deadline)
         if (landed === undefined) continue
-        if (landed === 'gone') takeOver = remote.owner
+        if (landed === 'gone') takeOver = owner
         else if (landed !== 'deadline') return { value: landed.value as T, result: 'shared' }
       }
       const made = await this.make(key, options, entry, make, takeOver)
@@ -172,19 +157,6 @@ export class ReadCache {
     } catch (error) {
       if (options.signal.aborted || !this.options.callersOwn(error)) throw error
       return undefined
-    }
-  }
-
-  /** Waits for another replica's read: its entry, `gone`, undefined (look again), or the deadline. */
-  private async wait(remote: Remote, options: ReadOptions) {
-    let timer: NodeJS.Timeout | undefined
-    const deadline = new Promise<'deadline'>((resolve) => {
-      timer = setTimeout(resolve, Math.max(0, options.deadline - Date.now()), 'deadline')
-    })
-    try {
-      return await abortable(Promise.race([remote.done, deadline]), options.signal)
-    } finally {
-      clearTimeout(timer)
     }
   }
 
@@ -314,7 +286,7 @@ export class ReadCache {
         return { value: entry.value as T, result: 'hit' }
       }
     }
-    if (made.kind === 'held') this.expect(key, made.owner)
+    if (made.kind === 'held') this.remote.expect(key, made.owner)
     return undefined
   }
 
@@ -325,74 +297,28 @@ export class ReadCache {
     for (const withdraw of waiting ?? []) withdraw()
   }
 
-  /** Another replica's read of `key` (sent by the instance `owner`) is to be waited for. */
-  private expect(key: string, owner: string): Remote {
-    const known = this.remote.get(key)
-    if (known) return known
-    let settle!: (outcome?: Entry | 'gone') => void
-    const done = new Promise<Entry | 'gone' | undefined>((resolve) => {
-      settle = resolve
-    })
-    // A message may be missed (a subscription reconnecting): then the waiters look again.
-    const timer = setTimeout(() => remote.settle(), QUIET_MS)
-    timer.unref()
-    const remote: Remote = {
-      owner,
-      done,
-      settle: (outcome) => {
-        clearTimeout(timer)
-        if (this.remote.get(key) === remote) this.remote.delete(key)
-        settle(outcome)
-      },
-    }
-    this.remote.set(key, remote)
-    this.watching ??= setInterval(() => this.watch(), WATCH_MS)
-    this.watching.unref()
-    return remote
-  }
-
-  /**
-   * The reads waited for whose holders are gone (found so at two checks in a row: a replica just
-   * started may not listen yet) are taken over; all of them when Redis fails (each then reads
-   * without it).
-   */
-  private async watch() {
-    const owners = [...new Set([...this.remote.values()].map((remote) => remote.owner))]
-    if (owners.length === 0) {
-      clearInterval(this.watching)
-      this.watching = undefined
-      return
-    }
-    const alive = await this.shared?.alive(owners)
-    const missing = new Set(owners.filter((owner) => alive && !alive.has(owner)))
-    for (const remote of this.remote.values()) {
-      if (!alive) remote.settle()
-      else if (missing.has(remote.owner) && this.missing.has(remote.owner)) remote.settle('gone')
-    }
-    this.missing = missing
-  }
-
-  /** Stops watching the holders of reads waited for. */
+  /** Stops checking the holders of reads waited for. */
   close(): void {
-    clearInterval(this.watching)
+    this.remote.close()
   }
 
   private sentElsewhere(redisKey: string, owner: string) {
     const key = unprefixed(redisKey)
     if (this.sending.has(key) || !this.queued.has(key)) return
-    this.expect(key, owner)
+    this.remote.expect(key, owner)
     this.withdrawQueued(key)
   }
 
+  /** Every replica hears every read landing: only those this process holds or waits for are
+   *  parsed (a refresh replaces what it holds). */
   private landed(redisKey: string, stored: string, flags: string, instance: string) {
     const key = unprefixed(redisKey)
+    const waited = this.remote.ownerOf(key) !== undefined
+    if (!waited && !this.queued.has(key) && !this.tier.has(key)) return
     const entry = decode(stored)
     if (!entry) return
-    const remote = this.remote.get(key)
-    // Kept here when this process holds or waits for it (a refresh replaces what it holds).
-    const wanted = remote !== undefined || this.queued.has(key) || this.tier.has(key)
-    if (flags !== 'n' && instance !== this.instance && wanted) this.tier.set(key, entry)
-    remote?.settle(entry)
+    if (flags !== 'n' && instance !== this.instance) this.tier.set(key, entry)
+    this.remote.settle(key, entry)
     if (flags !== 'n') this.withdrawQueued(key)
   }
 }
