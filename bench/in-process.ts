@@ -1,73 +1,24 @@
 import { getOperationAST, getVariableValues, parse } from 'graphql'
 import { loadConfig } from '../src/config.js'
 import type { ReceivedCall } from '../src/demo-upstream/server.js'
-import { createGateway } from '../src/gateway.js'
 import { estimateOperation } from '../src/operation/cost-estimate.js'
 import { schema } from '../src/schema/index.js'
 import { data, listId } from './demo-data.js'
 import { type DemoThread, startDemoThread } from './demo-thread.js'
+import { fairShares } from './fair-shares.js'
+import { type Answer, ask, gatewayWith, ms, run, timed } from './gateway.js'
 import { SMALL, TRAVERSAL } from './queries.js'
+import { replicas } from './replicas.js'
 import { percentile } from './stats.js'
 
 /**
- * Scenarios 4–6 of `npm run bench` (see bench/run.ts), in process: the gateway through
- * `yoga.fetch`, the demo upstream on a worker thread, loopback HTTP.
+ * Scenarios 4–8 of `npm run bench` (see bench/run.ts), in process: the gateway through
+ * `yoga.fetch`, the demo upstream on a worker thread, loopback HTTP (7: bench/fair-shares.ts,
+ * 8: bench/replicas.ts).
  */
 
 /** CACHE_TTL_SECONDS by default (300): what scenario 6 turns the cache on with. */
 const DEFAULT_CACHE_TTL = loadConfig({}).cacheTtlSeconds
-
-/** Cache off unless asked: the in-process scenarios measure the gateway's work and calls. */
-function gatewayWith(demo: DemoThread, maxConnections: number, cacheTtlSeconds = 0) {
-  return createGateway({
-    ...loadConfig({ NODE_ENV: 'production' }),
-    upstreamUrl: demo.url,
-    upstreamToken: 'demo-token',
-    upstreamMaxConnections: maxConnections,
-    cacheTtlSeconds,
-  })
-}
-type Gateway = ReturnType<typeof gatewayWith>
-
-interface Cost {
-  estimated: number
-  limit: number
-  upstreamCalls: number
-  cacheHits: number
-}
-interface Answer {
-  data?: unknown
-  errors?: unknown[]
-  extensions?: { cost?: Cost; cache?: { stale: boolean; staleReads: number } }
-}
-
-/** One operation through the gateway, as a client sends it; its answer, errors included. */
-async function ask(gateway: Gateway, query: string, variables: object, caller = 'bench') {
-  const response = await gateway.yoga.fetch('http://bench/graphql', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${caller}` },
-    body: JSON.stringify({ query, variables }),
-  })
-  return (await response.json()) as Answer
-}
-
-/** One operation that must not fail. */
-async function run(gateway: Gateway, query: string, variables: object, caller = 'bench') {
-  const body = await ask(gateway, query, variables, caller)
-  if (body.errors) throw new Error(`errors: ${JSON.stringify(body.errors).slice(0, 300)}`)
-  return body
-}
-
-const ms = (value: number, width = 8) => value.toFixed(0).padStart(width)
-async function timed(times: number, once: () => Promise<unknown>) {
-  const durations: number[] = []
-  for (let i = 0; i < times; i++) {
-    const started = performance.now()
-    await once()
-    durations.push(performance.now() - started)
-  }
-  return durations.sort((a, b) => a - b)
-}
 
 /** A call as the demo received it: path and query (sorted), to count distinct reads. */
 const readOf = (call: ReceivedCall) =>
@@ -83,6 +34,8 @@ export async function runInProcess() {
   await fairness(demo)
   await estimate()
   await cache(demo)
+  await fairShares(demo)
+  await replicas(demo)
   await demo.stop()
 }
 
@@ -93,7 +46,7 @@ async function fairness(demo: DemoThread) {
   )
   await demo.reset()
   await demo.setLatency(20)
-  const gateway = gatewayWith(demo, 32)
+  const gateway = gatewayWith(demo, { upstreamMaxConnections: 32 })
   const [company] = data.companies
   const small = () =>
     run(gateway, SMALL, { country: company?.country, number: company?.companyNumber }, 'light')
@@ -212,7 +165,7 @@ async function cache(demo: DemoThread) {
 async function workload(demo: DemoThread, cacheTtlSeconds: number) {
   await demo.reset()
   await demo.setLatency(20)
-  const gateway = gatewayWith(demo, 32, cacheTtlSeconds)
+  const gateway = gatewayWith(demo, { upstreamMaxConnections: 32, cacheTtlSeconds })
   const answers = new Map<string, string>()
   const tally = { operations: 0, upstreamCalls: 0, cacheHits: 0, errors: 0, stale: 0 }
   let firstError: string | undefined

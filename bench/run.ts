@@ -5,7 +5,7 @@ import { runInProcess } from './in-process.js'
 
 /**
  * `npm run bench`: measured figures, never asserted (about 3 minutes on a 2-core machine).
- * `npm run bench -- --only=headline` runs scenarios 1–3 only, `--only=in-process` 4–6 only.
+ * `npm run bench -- --only=headline` runs scenarios 1–3 only, `--only=in-process` 4–8 only.
  *
  * Headline (bench/headline.ts), the gateway the way users feel it: demo upstream, gateway and a
  * bare graphql-yoga baseline each in a process of their own over loopback HTTP, the load from
@@ -32,6 +32,12 @@ import { runInProcess } from './in-process.js'
  *    UPSTREAM_TOKEN, so one shared cache) each read their lists, then page 2–3 lists 3 pages deep
  *    (some on the same lists, some on shifted, overlapping pages, a few revisits), all at once;
  *    upstream calls and wall time without and with the cache, responses compared.
+ * 7. Fair shares (bench/fair-shares.ts): a light caller's one-read query alone and under another
+ *    caller's load: 30 operations (one token, then 30 made-up tokens), behind a queued shared
+ *    read, after a burst under UPSTREAM_RATE_LIMIT.
+ * 8. Redis and replicas (bench/replicas.ts, needs redis-server): the traversal's time without
+ *    Redis, with Redis at 0 ms and 120 ms (a delaying proxy), and stopped; upstream calls and
+ *    Redis commands per call for 5 identical traversals at once on each of 1, 2 and 4 replicas.
  */
 
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length)

@@ -102,7 +102,10 @@ export const environment = z.object({
     "`redis://host:6379/0`: replicas share one cache, see each other's reads in flight and share one `UPSTREAM_RATE_LIMIT` budget. Redis down or slow: served straight from the upstream (a request waits at most one 200 ms Redis timeout, then Redis is left alone for 5 s), logged once per outage",
   ),
   UPSTREAM_RATE_LIMIT: optional(positive).describe(
-    "most upstream requests per second per upstream token, over every replica on the same Redis (a token bucket holding one second's worth); requests above it wait their turn within their `UPSTREAM_TIMEOUT_MS`, or fail `RATE_LIMITED`. Without Redis the budget is per process. Unset: no limit",
+    "most upstream requests per second per upstream token, over every replica on the same Redis (a token bucket holding one second's worth); requests above it wait their turn within their `UPSTREAM_TIMEOUT_MS`, or fail `RATE_LIMITED`. Turns go round robin between callers: a caller holds at most one reserved turn, whatever its backlog. Without Redis the budget is per process. Unset: no limit",
+  ),
+  CALLER_RATE_LIMIT: optional(positive).describe(
+    "most upstream requests per second one caller may cause (whatever the token), over every replica on the same Redis (a bucket holding one second's worth); requests above it wait their turn like `UPSTREAM_RATE_LIMIT`'s. The caller is the one the fair share counts (`Authorization` token, else address). Without Redis the budget is per process. Unset: no limit",
   ),
   GATEWAY_SECRET: optional(z.string().min(16, 'must be at least 16 characters')).describe(
     'key of the keyed hashes in Contact IDs and cache keys; at least 16 characters; the same on every replica; changing it changes every Contact ID and empties the shared cache. Unset: a public development value, warned about when `NODE_ENV=production`',
@@ -213,6 +216,7 @@ const settings = environment
     cacheMaxBytes: e.CACHE_MAX_BYTES,
     redisUrl: e.REDIS_URL,
     upstreamRateLimit: e.UPSTREAM_RATE_LIMIT,
+    callerRateLimit: e.CALLER_RATE_LIMIT,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     persistedDocuments: e.PERSISTED_DOCUMENTS,
     persistedDocumentsOnly: e.PERSISTED_DOCUMENTS_ONLY,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream'
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql'
 import { getIntrospectionQuery } from 'graphql'
@@ -34,6 +35,7 @@ import { useOperationTracing } from './operation/use-operation-tracing.js'
 import { useValidationRetryable } from './operation/use-validation-retryable.js'
 import { WARM_UP } from './operation/warm-up.js'
 import { schema } from './schema/index.js'
+import { Begins } from './upstream/begin.js'
 import { ReadCache } from './upstream/cache/read-cache.js'
 import { RedisLink } from './upstream/cache/redis.js'
 import { UpstreamClient } from './upstream/client.js'
@@ -143,18 +145,27 @@ function createUpstream(
   const redis = config.redisUrl
     ? new RedisLink(config.redisUrl, logger, () => metrics.redisFailures.inc())
     : undefined
+  /** Names this process in its locks and announcements on Redis. */
+  const instance = randomUUID()
   const cache =
     config.cacheTtlSeconds > 0
-      ? new ReadCache({
-          ttlSeconds: config.cacheTtlSeconds,
-          staleSeconds: config.cacheStaleSeconds,
-          maxBytes: config.cacheMaxBytes,
-          redis,
-          staleAllowed: staleMayAnswer,
-          callersOwn: isCallersOwn,
-        })
+      ? new ReadCache(
+          {
+            ttlSeconds: config.cacheTtlSeconds,
+            staleSeconds: config.cacheStaleSeconds,
+            maxBytes: config.cacheMaxBytes,
+            redis,
+            staleAllowed: staleMayAnswer,
+            callersOwn: isCallersOwn,
+          },
+          instance,
+        )
       : undefined
-  const rateLimiter = new UpstreamRateLimiter({ ratePerSecond: config.upstreamRateLimit, redis })
+  const rateLimiter = new UpstreamRateLimiter({
+    ratePerSecond: config.upstreamRateLimit,
+    callerRatePerSecond: config.callerRateLimit,
+    redis,
+  })
   const client = new UpstreamClient({
     baseUrl: config.upstreamUrl,
     serviceToken: config.upstreamToken,
@@ -166,13 +177,17 @@ function createUpstream(
     tokenKey: (token) => keyedHash(config.gatewaySecret, ['upstream token', token]),
     cache,
     rateLimiter,
+    // A lock outlasts the read it stands for, its holder alive (src/upstream/begin.ts).
+    begins: redis
+      ? new Begins(redis, rateLimiter, instance, 2 * config.upstreamTimeoutMs)
+      : undefined,
     metrics,
   })
   let closing: Promise<void> | undefined
   const close = () => {
     closing ??= (async () => {
       await client.close()
-      await cache?.close()
+      cache?.close()
       await redis?.close()
     })()
     return closing

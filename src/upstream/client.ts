@@ -3,10 +3,11 @@ import type { Logger } from 'pino'
 import type { UpstreamMetrics } from '../observability/metrics.js'
 import { recordCacheRead } from '../observability/upstream-spans.js'
 import { Attempts } from './attempt.js'
-import type { Loaded, ReadCache } from './cache/read-cache.js'
+import type { Begins } from './begin.js'
+import type { Loaded, Made, ReadCache } from './cache/read-cache.js'
 import type { PreparedRequest } from './endpoint.js'
-import { cancelled, isCallersOwn, UpstreamError } from './errors.js'
-import { SendGate } from './gate.js'
+import { asCallersOwn, cancelled, isCallersOwn, UpstreamError } from './errors.js'
+import { type Claim, type PassRequest, SendGate } from './gate.js'
 import type { UpstreamRateLimiter } from './rate-limit.js'
 import type { Caller, ReadScope } from './read-scope.js'
 import { Readiness } from './readiness.js'
@@ -22,8 +23,10 @@ export interface UpstreamClientOptions extends SendOptions {
   tokenKey(token: string): string
   /** Reads reused across operations (CACHE_TTL_SECONDS > 0). */
   cache?: ReadCache | undefined
-  /** UPSTREAM_RATE_LIMIT per token, and the upstream's own 429 Retry-After, for every caller. */
+  /** UPSTREAM_RATE_LIMIT per token, CALLER_RATE_LIMIT, and the upstream's own 429 Retry-After. */
   rateLimiter?: UpstreamRateLimiter | undefined
+  /** With Redis: what each request asks it before it is sent, in one round trip. */
+  begins?: Begins | undefined
   /** Counts every request sent and every cache read. */
   metrics?: UpstreamMetrics | undefined
   retry?: RetryPolicy
@@ -32,9 +35,10 @@ export interface UpstreamClientOptions extends SendOptions {
 
 /**
  * The upstream reads of every operation, composed: the cache of reads, then for each request
- * sent the token's turn and a connection in the fair share (src/upstream/gate.ts), one request
- * drawn from the operation's budget, the attempt itself (src/upstream/attempt.ts) and retries
- * within UPSTREAM_TIMEOUT_MS (src/upstream/retry.ts). Knows nothing of GraphQL.
+ * sent a connection in its caller's turn, its rate turn and, for a read through the cache, the
+ * shared entry's lookup and lock (src/upstream/gate.ts), one request drawn from the operation's
+ * budget, the attempt itself (src/upstream/attempt.ts) and retries within UPSTREAM_TIMEOUT_MS
+ * (src/upstream/retry.ts). Knows nothing of GraphQL.
  */
 export class UpstreamClient {
   private readonly http: UpstreamHttp
@@ -51,7 +55,12 @@ export class UpstreamClient {
     this.serviceTokenKey =
       options.serviceToken === undefined ? undefined : options.tokenKey(options.serviceToken)
     this.http = new UpstreamHttp(options)
-    this.gate = new SendGate(options.maxConnections, options.timeoutMs, options.rateLimiter)
+    this.gate = new SendGate(
+      options.maxConnections,
+      options.timeoutMs,
+      options.rateLimiter,
+      options.begins,
+    )
     this.attempts = new Attempts(this.http, !!options.cache, options.metrics, options.logger)
     this.retries = new Retries(options.retry ?? DEFAULT_RETRY_POLICY)
     this.readiness = new Readiness(this.http, options.serviceToken, options.metrics)
@@ -93,7 +102,9 @@ export class UpstreamClient {
     if (!cache) return (await this.load(request, scope, token, tokenKey)).value
     const key = `${tokenKey}:${scope.caller.language ?? '-'}:${request.pathAndQuery}`
     try {
-      const served = await cache.read(key, scope, () => this.load(request, scope, token, tokenKey))
+      const served = await cache.read(key, scope, (claim) =>
+        this.load(request, scope, token, tokenKey, claim),
+      )
       scope.served(served.result)
       this.options.metrics?.cacheRead(served.result)
       recordCacheRead(scope.trace, served.result)
@@ -114,27 +125,50 @@ export class UpstreamClient {
   /**
    * Reads from the upstream. Each request passes the gate (bounded by the operation's deadline
    * and end), is drawn from the operation's budget just before it is sent, and what is worth
-   * retrying is retried within UPSTREAM_TIMEOUT_MS counted from the read's first send.
+   * retrying is retried within UPSTREAM_TIMEOUT_MS counted from the read's first send. With a
+   * `claim` (a read through the cache), its first request may end unsent: how is returned.
    */
+  private load<T>(
+    request: PreparedRequest<T>,
+    scope: ReadScope,
+    token: string,
+    tokenKey: string,
+  ): Promise<Loaded<T>>
+  private load<T>(
+    request: PreparedRequest<T>,
+    scope: ReadScope,
+    token: string,
+    tokenKey: string,
+    claim: Claim,
+  ): Promise<Made<T>>
   private async load<T>(
     request: PreparedRequest<T>,
     scope: ReadScope,
     token: string,
     tokenKey: string,
-  ): Promise<Loaded<T>> {
+    claim?: Claim,
+  ): Promise<Made<T>> {
     const { name } = request.endpoint
     const headers = this.headers(token, scope)
-    this.retries.started()
     /** When the read must be done; set when its first request is sent. */
     let readDeadline = Number.POSITIVE_INFINITY
     let attempts = 0
     let failure: UpstreamError | undefined
     for (;;) {
-      const release = await this.pass(tokenKey, scope, readDeadline, name)
+      const passed = await this.pass({
+        scope,
+        tokenKey,
+        readDeadline,
+        endpoint: name,
+        claim: attempts === 0 ? claim : undefined,
+      })
+      if (passed.kind !== 'go') return passed
+      const { release } = passed
       if (!scope.spend()) {
         release()
-        // A retry the budget refuses leaves the read failed with what the upstream said.
-        if (failure) throw this.failed(failure, attempts, scope)
+        // A retry the budget refuses leaves the read failed with what the upstream said (the
+        // operation's own budget: another that joined the read may retry it within its own).
+        if (failure) throw this.failed(asCallersOwn(failure), attempts, scope)
         throw new UpstreamError(
           'QUERY_TOO_COSTLY',
           name,
@@ -142,7 +176,10 @@ export class UpstreamClient {
         )
       }
       try {
-        if (attempts === 0) readDeadline = Date.now() + this.options.timeoutMs
+        if (attempts === 0) {
+          readDeadline = Date.now() + this.options.timeoutMs
+          this.retries.started()
+        }
         attempts++
         return await this.attempts.make(request, headers, scope, readDeadline, attempts)
       } catch (error) {
@@ -152,12 +189,13 @@ export class UpstreamClient {
       }
       if (failure.cancelled) throw failure
       await this.gate.slowDown(tokenKey, failure)
-      const delay = this.retries.delayAfter(
-        failure,
-        attempts,
-        Math.min(readDeadline, scope.deadline),
-      )
+      const delay = this.retries.delayAfter(failure, attempts, readDeadline)
       if (delay === undefined) throw this.failed(failure, attempts, scope)
+      // A retry that would end past the operation's deadline: report what happened instead (the
+      // operation's own deadline: another that joined the read may retry it within its own).
+      if (Date.now() + delay >= scope.deadline) {
+        throw this.failed(asCallersOwn(failure), attempts, scope)
+      }
       this.options.logger?.debug(
         {
           endpoint: name,
@@ -190,12 +228,12 @@ export class UpstreamClient {
   }
 
   /** Through the gate; a wait that fails (other than by the operation's end) fails the read. */
-  private async pass(tokenKey: string, scope: ReadScope, readDeadline: number, endpoint: string) {
+  private async pass(request: PassRequest) {
     try {
-      return await this.gate.pass(tokenKey, scope, readDeadline, endpoint)
+      return await this.gate.pass(request)
     } catch (error) {
       const failure = error as UpstreamError
-      throw failure.cancelled ? failure : this.failed(failure, 0, scope)
+      throw failure.cancelled ? failure : this.failed(failure, 0, request.scope)
     }
   }
 

@@ -23,6 +23,9 @@ export interface UpstreamErrorDetails {
   retryAfterSeconds?: number
   /** The operation ended before the read could: nobody waits for it, nothing to report. */
   cancelled?: boolean
+  /** It failed for a reason of the operation that made the read (its deadline, its budget),
+   *  not of the upstream: an operation that joined the read makes it again within its own. */
+  callersOwn?: boolean
   cause?: unknown
 }
 
@@ -31,6 +34,7 @@ export class UpstreamError extends Error {
   readonly status: number | undefined
   readonly retryAfterSeconds: number | undefined
   readonly cancelled: boolean
+  readonly callersOwn: boolean
 
   constructor(
     readonly code: UpstreamErrorCode,
@@ -43,6 +47,7 @@ export class UpstreamError extends Error {
     this.status = details.status
     this.retryAfterSeconds = details.retryAfterSeconds
     this.cancelled = details.cancelled ?? false
+    this.callersOwn = details.callersOwn ?? false
   }
 
   /**
@@ -82,8 +87,29 @@ export function staleMayAnswer(error: unknown): boolean {
   return error instanceof UpstreamError && !error.cancelled && error.retryable
 }
 
-/** A failure that belongs to the operation that made the read (its budget, its end), not to the
- *  upstream: another operation sharing the read makes its own instead of taking it over. */
+/** A failure that belongs to the operation that made the read (its end, its budget, its
+ *  deadline), not to the upstream: another operation sharing the read makes its own instead of
+ *  taking it over. */
 export function isCallersOwn(error: unknown): boolean {
-  return error instanceof UpstreamError && (error.cancelled || error.code === 'QUERY_TOO_COSTLY')
+  return (
+    error instanceof UpstreamError &&
+    (error.cancelled || error.callersOwn || error.code === 'QUERY_TOO_COSTLY')
+  )
+}
+
+/** The same failure, marked as the reading operation's own (see isCallersOwn). */
+export function asCallersOwn(error: UpstreamError): UpstreamError {
+  if (error.callersOwn) return error
+  return new UpstreamError(
+    error.code,
+    error.endpoint,
+    error.message.slice(error.endpoint.length + 2),
+    {
+      status: error.status,
+      retryAfterSeconds: error.retryAfterSeconds,
+      cancelled: error.cancelled,
+      callersOwn: true,
+      cause: error.cause,
+    },
+  )
 }

@@ -1,63 +1,115 @@
 /**
- * At most `capacity` upstream requests in flight. Requests waiting for a slot queue per key (one
- * key per caller) and free slots go round robin across keys, so one caller's backlog of hundreds
- * of reads delays another caller's read by at most one of its own. Waiting ends with the
- * caller's signal or deadline; a slot is then never taken.
+ * At most `capacity` upstream requests in flight. Requests waiting for a slot queue per lane (one
+ * lane per caller) and free slots go round robin across lanes, so one caller's backlog of hundreds
+ * of reads delays another caller's read by at most one of its own. A lane can be told to wait
+ * (its caller's rate turn is not due): it keeps its place in the round and is skipped until then.
+ * A waiting ticket can be withdrawn (its operation ended, its deadline passed, its read was made
+ * by someone else); it then never takes a slot.
  *
  * Hand-written: undici's pool queue is first come first served, and the npm packages that queue
- * per key (fair-task-pool, fair-queue) neither share one capacity across keys nor end a wait on
- * an AbortSignal or a deadline.
+ * per key (fair-task-pool, fair-queue) neither share one capacity across keys nor let a queued
+ * entry be withdrawn or a key wait.
  */
 
-export class WaitEnded extends Error {
-  constructor(readonly reason: 'cancelled' | 'deadline') {
-    super(reason === 'cancelled' ? 'the wait was cancelled' : 'the deadline passed while waiting')
-  }
-}
-
-interface Waiter {
-  grant(release: () => void): void
+export interface Ticket {
+  /** The caller it waits for: slots go round robin across lanes. */
+  readonly lane: string
+  /** It has a slot now; `release` frees it (counted once, however often called). */
+  granted(release: () => void): void
 }
 
 export class FairShare {
   private inFlight = 0
-  /** Waiting requests per key; Map order is the round: a served key moves to the back. */
-  private readonly queues = new Map<string, Waiter[]>()
+  /** Waiting tickets per lane; Map order is the round: a served lane moves to the back. */
+  private readonly lanes = new Map<string, Ticket[]>()
+  /** Lanes skipped until then (epoch ms). */
+  private readonly waitUntil = new Map<string, number>()
+  private wake: { at: number; timer: NodeJS.Timeout } | undefined
+  private serving = false
 
   constructor(private readonly capacity: number) {}
 
-  /** Resolves with the function that frees the slot, once one is free for this key. */
-  acquire(key: string, signal: AbortSignal, deadline: number): Promise<() => void> {
-    if (signal.aborted) return Promise.reject(new WaitEnded('cancelled'))
-    if (this.inFlight < this.capacity && this.queues.size === 0) {
-      return Promise.resolve(this.take())
+  /** Queues `ticket` at the back of its lane; granted at once when a slot is free for it. */
+  enqueue(ticket: Ticket): void {
+    this.add(ticket, 'back')
+    this.serve()
+  }
+
+  /**
+   * Puts a ticket whose slot was released unused back at the head of its lane, which is skipped
+   * until `until` (epoch ms): it keeps its place in its caller's queue and in the round.
+   */
+  defer(ticket: Ticket, until: number): void {
+    this.add(ticket, 'front')
+    if (until > Date.now()) {
+      this.waitUntil.set(ticket.lane, Math.max(until, this.waitUntil.get(ticket.lane) ?? 0))
+      this.wakeAt(until)
     }
-    if (Date.now() >= deadline) return Promise.reject(new WaitEnded('deadline'))
-    return new Promise((resolve, reject) => {
-      const end = (reason: WaitEnded['reason']) => {
-        this.remove(key, waiter)
-        stop()
-        reject(new WaitEnded(reason))
+    this.serve()
+  }
+
+  /** Takes a waiting ticket out of its lane; false when it is not waiting (granted already). */
+  withdraw(ticket: Ticket): boolean {
+    const lane = this.lanes.get(ticket.lane)
+    const at = lane?.indexOf(ticket) ?? -1
+    if (!lane || at < 0) return false
+    lane.splice(at, 1)
+    if (lane.length === 0) this.lanes.delete(ticket.lane)
+    return true
+  }
+
+  /** When `lane` is skipped until (epoch ms), if it is. */
+  waitingUntil(lane: string): number | undefined {
+    const until = this.waitUntil.get(lane)
+    return until !== undefined && until > Date.now() ? until : undefined
+  }
+
+  private add(ticket: Ticket, end: 'front' | 'back') {
+    const lane = this.lanes.get(ticket.lane)
+    if (!lane) this.lanes.set(ticket.lane, [ticket])
+    else if (end === 'back') lane.push(ticket)
+    else lane.unshift(ticket)
+  }
+
+  private serve() {
+    // A grant may release or defer at once: the loop below picks that up instead of recursing.
+    if (this.serving) return
+    this.serving = true
+    try {
+      while (this.inFlight < this.capacity) {
+        const ticket = this.next()
+        if (!ticket) return
+        ticket.granted(this.take())
       }
-      const onAbort = () => end('cancelled')
-      const wait = deadline - Date.now()
-      // setTimeout cannot wait longer than 2^31 - 1 ms; a farther deadline is no deadline.
-      const timer = wait < 2 ** 31 - 1 ? setTimeout(() => end('deadline'), wait) : undefined
-      const stop = () => {
-        clearTimeout(timer)
-        signal.removeEventListener('abort', onAbort)
+    } finally {
+      this.serving = false
+    }
+  }
+
+  /**
+   * The head of the lane whose wait ended first (turns are served in the order they came, even
+   * when a timer fires late), else of the first lane in the round that does not wait; its lane
+   * moves to the back.
+   */
+  private next(): Ticket | undefined {
+    const now = Date.now()
+    let chosen: string | undefined
+    let chosenUntil = Number.POSITIVE_INFINITY
+    for (const name of this.lanes.keys()) {
+      const until = this.waitUntil.get(name)
+      if (until === undefined) chosen ??= name
+      else if (until <= now && until < chosenUntil) {
+        chosen = name
+        chosenUntil = until
       }
-      const waiter: Waiter = {
-        grant: (release) => {
-          stop()
-          resolve(release)
-        },
-      }
-      signal.addEventListener('abort', onAbort, { once: true })
-      const queue = this.queues.get(key)
-      if (queue) queue.push(waiter)
-      else this.queues.set(key, [waiter])
-    })
+    }
+    const lane = chosen === undefined ? undefined : this.lanes.get(chosen)
+    if (chosen === undefined || !lane) return undefined
+    this.waitUntil.delete(chosen)
+    const ticket = lane.shift()
+    this.lanes.delete(chosen)
+    if (lane.length > 0) this.lanes.set(chosen, lane)
+    return ticket
   }
 
   private take(): () => void {
@@ -67,27 +119,28 @@ export class FairShare {
       if (released) return
       released = true
       this.inFlight--
-      this.serveNext()
+      this.serve()
     }
   }
 
-  private serveNext() {
-    while (this.inFlight < this.capacity) {
-      const next = this.queues.entries().next()
-      if (next.done) return
-      const [key, queue] = next.value
-      const waiter = queue.shift()
-      this.queues.delete(key)
-      if (queue.length > 0) this.queues.set(key, queue)
-      waiter?.grant(this.take())
-    }
-  }
-
-  private remove(key: string, waiter: Waiter) {
-    const queue = this.queues.get(key)
-    if (!queue) return
-    const at = queue.indexOf(waiter)
-    if (at >= 0) queue.splice(at, 1)
-    if (queue.length === 0) this.queues.delete(key)
+  /** Serves again when the earliest waiting lane may go. */
+  private wakeAt(at: number) {
+    if (this.wake && this.wake.at <= at) return
+    if (this.wake) clearTimeout(this.wake.timer)
+    const timer = setTimeout(
+      () => {
+        this.wake = undefined
+        let earliest = Number.POSITIVE_INFINITY
+        for (const [lane, until] of this.waitUntil) {
+          if (until <= Date.now()) this.waitUntil.delete(lane)
+          else earliest = Math.min(earliest, until)
+        }
+        if (Number.isFinite(earliest)) this.wakeAt(earliest)
+        this.serve()
+      },
+      Math.max(0, at - Date.now()),
+    )
+    timer.unref()
+    this.wake = { at, timer }
   }
 }

@@ -1,47 +1,49 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { RedisLink } from './cache/redis.js'
 
 /**
- * UPSTREAM_RATE_LIMIT and the upstream's own 429 + Retry-After, per upstream token.
+ * UPSTREAM_RATE_LIMIT per upstream token, CALLER_RATE_LIMIT per caller, and the upstream's own
+ * 429 + Retry-After per token.
  *
- * The bucket is GCRA (a reservation-style token bucket): per token one number, the theoretical
+ * Each limit is a GCRA bucket (a reservation-style token bucket): one number, the theoretical
  * arrival time (TAT). With T = 1000 / rate ms between requests and a tolerance τ = 1000 - T (a
- * full bucket holds one second's worth), a request's turn comes at max(now, TAT - τ) and moves
- * TAT on by T. Each call so reserves the next free slot before it waits: waiting callers are
- * served in order and never race for a refilled token. A reservation is committed only when
- * its turn comes before the caller's deadline. A pause (429) pushes TAT to at least until + τ,
- * so no turn comes before `until` and the requests held back by it leave one T apart, not in a
- * burst; with no rate (T = τ = 0) the same formula is a plain "not before `until`".
+ * full bucket holds one second's worth), the next turn comes at max(now, TAT - τ) and taking it
+ * moves TAT on by T.
  *
- * Where the state lives:
- * - Rate set, Redis given: one Lua script per turn reserves in Redis (`gw:rate:<tokenKey>`, on
- *   Redis's clock so replicas with skewed clocks agree, expiring once it no longer holds
- *   anything back); the budget is shared by every replica, pauses included.
- * - No rate set: `turn` reads only the process's own map and never touches Redis (zero cost
- *   when the feature is off). A pause is recorded in that map and, with Redis, published on
- *   `gw:rate:pause` as a duration; every replica's subscriber records it in its own map, so a
- *   429 seen by one replica holds the token on all of them.
- * - No Redis, Redis not connected, or a Redis command failing (they fail fast, and after a
- *   failure Redis is left alone for a few seconds, so a request pays one short timeout at
- *   most): the same algorithm in the process's map; the rate budget is then per process.
- *   Pauses are always recorded there too, so they survive the fallback. Entries whose TAT has
- *   passed hold nothing and are swept.
+ * Turns are shared round robin between callers: a caller holds at most one reserved turn of a
+ * token at a time, over every replica together. When no turn is free now, the next one is
+ * reserved for the caller (at the end of the line) and its reads wait in their lane of the fair
+ * share (src/upstream/fair-share.ts) until it comes, holding no connection; the caller's next
+ * turn is reserved only once that one is taken. So a caller who asks waits at most one turn per
+ * other caller then waiting (plus the bucket's refill), however many reads the others have
+ * queued, and callers who all wait take turns in order. A reserved turn not taken within a
+ * second of when it comes is lost, never given twice. CALLER_RATE_LIMIT is checked first: a caller over its own limit waits
+ * without taking a place in the token's line.
+ *
+ * A 429 pause is kept per process (every replica hears it on `gw:rate:pause`): while it lasts,
+ * reads of the token wait in their lanes; with a rate it also pushes the token's TAT to at least
+ * until + τ, so the reads held back by it leave one T apart, not in a burst.
+ *
+ * Where the state lives: with a rate (either) and Redis, in Redis (TURN_LUA, run inside the one
+ * script a request runs before it is sent: src/upstream/begin.ts), on Redis's clock so replicas
+ * with skewed clocks agree; keys expire once they hold nothing back. Otherwise, or while Redis
+ * fails, the same algorithm in this process's maps: the budget is then per process. Entries
+ * that hold nothing back are swept.
  */
 
-/** The turn would come after the caller's deadline; nothing was reserved. */
-export class RateLimitWait extends Error {
-  override readonly name = 'RateLimitWait'
-
-  constructor(readonly waitMs: number) {
-    super(
-      `the upstream rate limit gives this token its next turn in ${waitMs} ms, after the deadline`,
-    )
-  }
-}
+/** What a request may do about its turn. */
+export type Turn =
+  /** Send now. */
+  | { kind: 'go' }
+  /** Ask again in `waitMs` (a turn is reserved for the caller then, or its own limit allows). */
+  | { kind: 'later'; waitMs: number }
+  /** The turn would come after the deadline: nothing was reserved. */
+  | { kind: 'tooLate'; waitMs: number }
 
 export interface RateLimiterOptions {
   /** UPSTREAM_RATE_LIMIT: requests per second per token; unset: no limit (pauses still apply). */
   ratePerSecond?: number | undefined
+  /** CALLER_RATE_LIMIT: requests per second per caller, whatever the token; unset: no limit. */
+  callerRatePerSecond?: number | undefined
   /** The process's shared Redis (failing fast, one breaker); unset: everything stays in this
    *  process. */
   redis?: RedisLink | undefined
@@ -50,29 +52,49 @@ export interface RateLimiterOptions {
 const PAUSE_CHANNEL = 'gw:rate:pause'
 /** setTimeout's limit; a farther deadline is no deadline. */
 const MAX_WAIT_MS = 2 ** 31 - 1
-/** The local map is swept of passed entries when it grows past this (and then twice its size). */
+/** How long a reserved turn is kept for its caller past when it comes (then it is lost). */
+const HOLD_KEPT_MS = 1000
+/** The local maps are swept of passed entries when they grow past this (then twice their size). */
 const MIN_SWEEP_SIZE = 1024
 
-// KEYS[1]: the token's TAT (epoch ms, Redis's clock).
-// ARGV: T (ms between requests), τ (ms of burst tolerance), the longest wait the caller accepts.
-// Returns {1, wait ms} when the turn is reserved, {0, wait ms} when it would come too late.
-const RESERVE_SCRIPT = `
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
-local interval = tonumber(ARGV[1])
-local tolerance = tonumber(ARGV[2])
-local maxWait = tonumber(ARGV[3])
-
-local stored = redis.call('GET', KEYS[1])
-local tat = math.max(stored and tonumber(stored) or now, now)
-local wait = math.max(0, tat - tolerance - now)
-if wait > 0 and wait > maxWait then
-  return {0, math.ceil(wait)}
+/**
+ * take_turn(token TAT key, hold key, caller TAT key, now, T, τ, caller T, caller τ, longest wait)
+ * → code, ms: 0 send now, 1 ask again in ms, 2 too late (ms: when it would come). The caller's
+ * hold is the turn reserved for it; the same algorithm as UpstreamRateLimiter.takeLocally.
+ */
+export const TURN_LUA = `
+local function take_turn(tk, hk, ck, now, T, tau, cT, ctau, maxWait)
+  local ctat = 0
+  if cT > 0 then
+    ctat = tonumber(redis.call('GET', ck) or 0)
+    local wait = ctat - ctau - now
+    if wait > 0 then return (wait > maxWait) and 2 or 1, math.ceil(wait) end
+  end
+  if T > 0 then
+    local hold = tonumber(redis.call('GET', hk) or 0)
+    if hold > now then
+      local wait = hold - now
+      return (wait > maxWait) and 2 or 1, math.ceil(wait)
+    end
+    if hold > 0 then
+      redis.call('DEL', hk)
+    else
+      local tat = math.max(tonumber(redis.call('GET', tk) or 0), now)
+      local slot = math.max(now, tat - tau)
+      if slot - now > maxWait then return 2, math.ceil(slot - now) end
+      redis.call('SET', tk, string.format('%.3f', tat + T), 'PX', math.ceil(tat + T - now))
+      if slot > now then
+        redis.call('SET', hk, string.format('%.3f', slot), 'PX', math.ceil(slot - now) + ${HOLD_KEPT_MS})
+        return 1, math.ceil(slot - now)
+      end
+    end
+  end
+  if cT > 0 then
+    local next = math.max(ctat, now) + cT
+    redis.call('SET', ck, string.format('%.3f', next), 'PX', math.ceil(next - now))
+  end
+  return 0, 0
 end
-
-local nextTat = tat + interval
-redis.call('SET', KEYS[1], string.format('%.3f', nextTat), 'PX', math.ceil(nextTat - now))
-return {1, math.ceil(wait)}
 `
 
 // KEYS[1]: the token's TAT. ARGV: ms from now during which nothing is sent, τ.
@@ -80,7 +102,6 @@ const PAUSE_SCRIPT = `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
 local paused = now + tonumber(ARGV[1]) + tonumber(ARGV[2])
-
 local stored = redis.call('GET', KEYS[1])
 if not stored or tonumber(stored) < paused then
   redis.call('SET', KEYS[1], string.format('%.3f', paused), 'PX', math.ceil(paused - now))
@@ -88,90 +109,108 @@ end
 return 1
 `
 
-/** The commands defineCommand adds to the connection. */
-interface RateCommands {
-  gwRateReserve(
-    key: string,
-    intervalMs: number,
-    toleranceMs: number,
-    maxWaitMs: number,
-  ): Promise<[number, number]>
+interface PauseCommand {
   gwRatePause(key: string, pauseMs: number, toleranceMs: number): Promise<unknown>
 }
 
+/** One GCRA bucket's spacing: T and τ (both 0 without a rate). */
+interface Bucket {
+  interval: number
+  tolerance: number
+}
+
+function bucket(perSecond: number | undefined, name: string): Bucket {
+  if (perSecond === undefined) return { interval: 0, tolerance: 0 }
+  if (!(perSecond > 0 && Number.isFinite(perSecond))) {
+    throw new RangeError(`${name} must be a positive number, not ${perSecond}`)
+  }
+  const interval = 1000 / perSecond
+  return { interval, tolerance: Math.max(0, 1000 - interval) }
+}
+
 export class UpstreamRateLimiter {
-  /** T: ms between two requests of a token; 0 when no rate is set. */
-  private readonly interval: number
-  /** τ: how far ahead of now a token's TAT may be while its turn is still now. */
-  private readonly tolerance: number
-  /** Redis, only when a rate is set: without one, turns never touch it. */
-  private readonly shared: RateCommands | undefined
-  private readonly redis: RedisLink | undefined
-  /** TAT per token key, epoch ms on this process's clock. */
-  private readonly local = new Map<string, number>()
-  private sweepAt = MIN_SWEEP_SIZE
+  private readonly token: Bucket
+  private readonly caller: Bucket
+  /** Redis, when a rate is set: turns are then taken there (src/upstream/begin.ts). */
+  readonly redis: RedisLink | undefined
+  /** Redis for pauses, whether a rate is set or not. */
+  private readonly link: RedisLink | undefined
+  /** TAT per token key, per caller key, and the turn reserved per token and caller (epoch ms). */
+  private readonly tats = new Times()
+  private readonly callerTats = new Times()
+  private readonly holds = new Times()
+  /** Until when each token is paused by a 429 (epoch ms, this process's clock). */
+  private readonly paused = new Times()
 
   constructor(options: RateLimiterOptions) {
-    const { ratePerSecond, redis } = options
-    if (ratePerSecond !== undefined && !(ratePerSecond > 0 && Number.isFinite(ratePerSecond))) {
-      throw new RangeError(`ratePerSecond must be a positive number, not ${ratePerSecond}`)
-    }
-    this.interval = ratePerSecond === undefined ? 0 : 1000 / ratePerSecond
-    this.tolerance = ratePerSecond === undefined ? 0 : Math.max(0, 1000 - this.interval)
-    this.redis = redis
-    if (redis && ratePerSecond !== undefined) {
-      redis.client.defineCommand('gwRateReserve', { numberOfKeys: 1, lua: RESERVE_SCRIPT })
+    this.token = bucket(options.ratePerSecond, 'ratePerSecond')
+    this.caller = bucket(options.callerRatePerSecond, 'callerRatePerSecond')
+    const { redis } = options
+    const limited = this.token.interval > 0 || this.caller.interval > 0
+    this.redis = limited ? redis : undefined
+    this.link = redis
+    if (redis && this.token.interval > 0) {
       redis.client.defineCommand('gwRatePause', { numberOfKeys: 1, lua: PAUSE_SCRIPT })
-      this.shared = redis.client as unknown as RateCommands
-    } else if (redis) {
-      redis.subscribe(PAUSE_CHANNEL, (message) => this.received(message))
     }
+    redis?.subscribe(PAUSE_CHANNEL, (message) => this.received(message))
+  }
+
+  /** T, τ of the token's bucket and of the caller's, as TURN_LUA takes them. */
+  get spacing(): number[] {
+    const { token, caller } = this
+    return [token.interval, token.tolerance, caller.interval, caller.tolerance]
+  }
+
+  /** The Redis keys TURN_LUA takes for one request: token TAT, caller's hold, caller TAT. */
+  keys(tokenKey: string, callerKey: string): string[] {
+    return [
+      `gw:rate:${tokenKey}`,
+      `gw:rate:hold:${tokenKey}:${callerKey}`,
+      `gw:rate:caller:${callerKey}`,
+    ]
+  }
+
+  /** Whether requests of `tokenKey` wait for a 429's pause, and until when (epoch ms). */
+  pausedUntil(tokenKey: string): number | undefined {
+    const until = this.paused.get(tokenKey)
+    return until !== undefined && until > Date.now() ? until : undefined
   }
 
   /**
-   * Waits for this token's turn to send one request. `tokenKey` is already a keyed hash of the
-   * token (never the token). Rejects with RateLimitWait (nothing reserved) when the turn would
-   * come after `deadline` (epoch ms), and with the signal's reason when `signal` aborts while
-   * waiting (the reserved turn is simply lost).
+   * The turn of one request of `callerKey` with `tokenKey` (both keyed hashes, never a token),
+   * decided in this process: what TURN_LUA decides in Redis. `maxWaitMs`: the longest the request
+   * may wait for it.
    */
-  async turn(tokenKey: string, deadline: number, signal: AbortSignal): Promise<void> {
-    signal.throwIfAborted()
-    const waitMs = await this.reserve(tokenKey, deadline)
-    signal.throwIfAborted()
-    if (waitMs <= 0) return
-    try {
-      await sleep(waitMs, undefined, { signal })
-    } catch (error) {
-      throw signal.aborted ? signal.reason : error
+  takeLocally(tokenKey: string, callerKey: string, maxWaitMs: number): Turn {
+    const now = Date.now()
+    const until = this.pausedUntil(tokenKey)
+    if (until !== undefined) return wait(until - now, maxWaitMs)
+    const { token, caller } = this
+    const ctat = this.callerTats.get(callerKey) ?? 0
+    if (caller.interval > 0 && ctat - caller.tolerance > now) {
+      return wait(ctat - caller.tolerance - now, maxWaitMs)
     }
-  }
-
-  /**
-   * Reserves this token's next turn and returns how many ms from now it comes (0: at once);
-   * `turn` is this plus the wait. Throws RateLimitWait, reserving nothing, when the turn would
-   * come after `deadline`.
-   */
-  async reserve(tokenKey: string, deadline: number): Promise<number> {
-    const { shared, redis } = this
-    if (shared && redis) {
-      // Redis down or slow: this process's own budget serves instead.
-      const answer = await redis
-        .guard(() =>
-          shared.gwRateReserve(
-            redisKey(tokenKey),
-            this.interval,
-            this.tolerance,
-            Math.min(deadline - Date.now(), MAX_WAIT_MS),
-          ),
-        )
-        .catch(() => undefined)
-      if (answer) {
-        const [reserved, waitMs] = answer
-        if (!reserved) throw new RateLimitWait(waitMs)
-        return waitMs
+    if (token.interval > 0) {
+      const holdKey = `${tokenKey} ${callerKey}`
+      const held = this.holds.get(holdKey) ?? 0
+      const hold = held + HOLD_KEPT_MS > now ? held : 0
+      if (hold > now) return wait(hold - now, maxWaitMs)
+      if (hold > 0) this.holds.delete(holdKey)
+      else {
+        const tat = Math.max(this.tats.get(tokenKey) ?? now, now)
+        const slot = Math.max(now, tat - token.tolerance)
+        if (slot - now > maxWaitMs) return { kind: 'tooLate', waitMs: Math.ceil(slot - now) }
+        this.tats.set(tokenKey, tat + token.interval, now)
+        if (slot > now) {
+          this.holds.set(holdKey, slot, now - HOLD_KEPT_MS)
+          return { kind: 'later', waitMs: Math.ceil(slot - now) }
+        }
       }
     }
-    return this.reserveLocally(tokenKey, deadline)
+    if (caller.interval > 0) {
+      this.callerTats.set(callerKey, Math.max(ctat, now) + caller.interval, now)
+    }
+    return { kind: 'go' }
   }
 
   /**
@@ -182,35 +221,29 @@ export class UpstreamRateLimiter {
     const pauseMs = Math.min(untilMs - Date.now(), MAX_WAIT_MS)
     if (!(pauseMs > 0)) return
     this.pauseLocally(tokenKey, untilMs)
-    const { shared, redis } = this
+    const redis = this.link
     if (!redis) return
     // Durations, not instants, cross to Redis: each side applies them on its own clock. Redis
     // down: the pause holds on this replica, as the rate budget then does.
+    const ms = Math.ceil(pauseMs)
     await redis
-      .guard(() =>
-        shared
-          ? shared.gwRatePause(redisKey(tokenKey), Math.ceil(pauseMs), this.tolerance)
-          : redis.client.publish(
-              PAUSE_CHANNEL,
-              JSON.stringify({ tokenKey, pauseMs: Math.ceil(pauseMs) }),
-            ),
-      )
+      .guard(async () => {
+        if (this.token.interval > 0) {
+          const command = redis.client as unknown as PauseCommand
+          await command.gwRatePause(`gw:rate:${tokenKey}`, ms, this.token.tolerance)
+        }
+        await redis.client.publish(PAUSE_CHANNEL, JSON.stringify({ tokenKey, pauseMs: ms }))
+      })
       .catch(() => {})
   }
 
-  private reserveLocally(tokenKey: string, deadline: number): number {
-    const now = Date.now()
-    const tat = Math.max(this.local.get(tokenKey) ?? now, now)
-    const waitMs = Math.ceil(tat - this.tolerance - now)
-    if (waitMs > 0 && waitMs > deadline - now) throw new RateLimitWait(waitMs)
-    // Without a rate a turn takes nothing: only pauses are ever stored.
-    if (this.interval > 0) this.store(tokenKey, tat + this.interval, now)
-    return Math.max(0, waitMs)
-  }
-
   private pauseLocally(tokenKey: string, untilMs: number) {
-    const paused = untilMs + this.tolerance
-    if ((this.local.get(tokenKey) ?? 0) < paused) this.store(tokenKey, paused, Date.now())
+    const now = Date.now()
+    if ((this.paused.get(tokenKey) ?? 0) < untilMs) this.paused.set(tokenKey, untilMs, now)
+    const paused = untilMs + this.token.tolerance
+    if (this.token.interval > 0 && (this.tats.get(tokenKey) ?? 0) < paused) {
+      this.tats.set(tokenKey, paused, now)
+    }
   }
 
   private received(message: string) {
@@ -224,16 +257,32 @@ export class UpstreamRateLimiter {
       this.pauseLocally(pause.tokenKey, Date.now() + pause.pauseMs)
     }
   }
+}
 
-  private store(tokenKey: string, tat: number, now: number) {
-    this.local.set(tokenKey, tat)
-    if (this.local.size < this.sweepAt) return
-    // A TAT that has passed holds nothing back: the entry is as good as absent.
-    for (const [key, at] of this.local) if (at <= now) this.local.delete(key)
-    this.sweepAt = Math.max(MIN_SWEEP_SIZE, 2 * this.local.size)
+/** Instants (epoch ms) by key, swept of those that hold nothing back any more when it grows. */
+class Times {
+  private readonly map = new Map<string, number>()
+  private sweepAt = MIN_SWEEP_SIZE
+
+  get(key: string): number | undefined {
+    return this.map.get(key)
+  }
+
+  delete(key: string): void {
+    this.map.delete(key)
+  }
+
+  /** Sets `key` to `at`; when the map is large, entries at or before `passed` go. */
+  set(key: string, at: number, passed: number): void {
+    this.map.set(key, at)
+    if (this.map.size < this.sweepAt) return
+    for (const [k, value] of this.map) if (value <= passed) this.map.delete(k)
+    this.sweepAt = Math.max(MIN_SWEEP_SIZE, 2 * this.map.size)
   }
 }
 
-function redisKey(tokenKey: string): string {
-  return `gw:rate:${tokenKey}`
+/** Wait `ms`, or too late when that is past `maxWaitMs`. */
+function wait(ms: number, maxWaitMs: number): Turn {
+  const waitMs = Math.ceil(ms)
+  return ms > maxWaitMs ? { kind: 'tooLate', waitMs } : { kind: 'later', waitMs }
 }

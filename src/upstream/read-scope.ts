@@ -1,5 +1,8 @@
 import type { OperationTrace } from '../observability/operation-trace.js'
-import type { CacheResult } from './cache/read-cache.js'
+
+/** How a read was served: from the cache, by the upstream, stale after an upstream failure, or
+ *  by another operation's (or replica's) read in flight. */
+export type CacheResult = 'hit' | 'miss' | 'stale' | 'shared'
 
 /** Language the upstream answers in, selected per caller. */
 export type Language = 'NL' | 'FR' | 'EN'

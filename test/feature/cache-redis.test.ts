@@ -1,8 +1,9 @@
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest'
-import { RedisLink } from '../../src/upstream/cache/redis.js'
+import { Begins } from '../../src/upstream/begin.js'
 import { companyArgs, michiels } from '../support/fixtures.js'
 import {
+  connectedWith,
   REDIS_SKIP_REASON,
   type RedisServer,
   redisAvailable,
@@ -26,15 +27,25 @@ const companyPage = `{ company(${companyArgs(michiels)}) {
   name financials(first: 2) { nodes { endDate } } lookalikes(first: 2) { edges { score } } } }`
 
 /**
- * Watches, until the test ends, for a replica waiting for another's load: one that found the
- * load's lock taken and looks again. Released before that, a held read would race a replica
- * still on its way to the lock (it may miss both the lock and the answer, and load too).
+ * Watches, until the test ends, for a replica waiting for another's read: one that found the
+ * read's lock in Redis (it was sent) and waits for its answer. Released before that, a held read
+ * would race a replica still on its way to the lock (it may miss both the lock and the answer,
+ * and read too).
  */
 function watchWaiting() {
-  const held = vi.spyOn(RedisLink.prototype, 'held')
-  onTestFinished(() => held.mockRestore())
+  let held = 0
+  const ask = Begins.prototype.ask
+  const spy = vi.spyOn(Begins.prototype, 'ask').mockImplementation(async function (
+    this: Begins,
+    begin,
+  ) {
+    const answer = await ask.call(this, begin)
+    if (answer?.kind === 'held') held++
+    return answer
+  })
+  onTestFinished(() => spy.mockRestore())
   return {
-    replica: () => vi.waitFor(() => expect(held).toHaveBeenCalled(), { timeout: 10_000 }),
+    replica: () => vi.waitFor(() => expect(held).toBeGreaterThan(0), { timeout: 10_000 }),
   }
 }
 
@@ -43,13 +54,16 @@ describe.skipIf(!redisAvailable)(
     ? 'replicas sharing Redis'
     : `replicas sharing Redis: skipped, ${REDIS_SKIP_REASON}`,
   () => {
+    /** Gateways on the shared Redis (`config` added), once connected to it. */
+    const connected = <T>(count: number, make: () => T) =>
+      connectedWith(redis?.url ?? '', 2 * count, make)
     const replicas = () => {
       const redisUrl = redis?.url
-      return [stack.replica({ redisUrl }), stack.replica({ redisUrl })] as const
+      return connected(2, () => [stack.replica({ redisUrl }), stack.replica({ redisUrl })] as const)
     }
 
     it('replica 2 answers from what replica 1 read', async () => {
-      const [one, two] = replicas()
+      const [one, two] = await replicas()
       const first = await one.post(companyPage)
       expect(first.body.errors).toBeUndefined()
       expect(demo.calls().length).toBeGreaterThan(0)
@@ -60,7 +74,7 @@ describe.skipIf(!redisAvailable)(
       expect(costOf(second.body).cacheHits).toBeGreaterThan(0)
       // Again, now from replica 2's own tier, where the answer came from Redis; and once more on
       // a replica started after the reads (a restart against a warm Redis).
-      const third = stack.replica({ redisUrl: redis?.url })
+      const third = await connected(1, () => stack.replica({ redisUrl: redis?.url }))
       for (const replica of [two, two, third, third]) {
         const again = await replica.post(companyPage)
         expect(again.body.errors).toBeUndefined()
@@ -81,7 +95,7 @@ describe.skipIf(!redisAvailable)(
     })
 
     it('makes 5 + 5 identical operations on two replicas cost about one set of calls', async () => {
-      const [one, two] = replicas()
+      const [one, two] = await replicas()
       const query = `{ lists(first: 7) { nodes { name } } }`
       const waiting = watchWaiting()
       const held = demo.hold('/v1/lists')
@@ -100,10 +114,10 @@ describe.skipIf(!redisAvailable)(
     it('holds UPSTREAM_RATE_LIMIT over both replicas together, as the upstream’s log shows', async () => {
       const rate = 10
       const redisUrl = redis?.url
-      const limited = [
+      const limited = await connected(2, () => [
         stack.replica({ redisUrl, upstreamRateLimit: rate }),
         stack.replica({ redisUrl, upstreamRateLimit: rate }),
-      ]
+      ])
       // 30 different reads, 15 from each replica, all at once.
       const companies = demo.data.companies.slice(100, 130)
       const started = Date.now()
@@ -138,7 +152,7 @@ describe.skipIf(!redisAvailable)(
       onTestFinished(() => {
         vi.useRealTimers()
       })
-      const [one, two] = replicas()
+      const [one, two] = await replicas()
       const [, , , fourth] = demo.data.lists
       const query = `{ list(listId: ${fourth?.id}) { name } }`
       demo.inject({ path: `/v1/lists/${fourth?.id}`, headers: { 'cache-control': 'max-age=1' } })
@@ -165,7 +179,7 @@ describe.skipIf(!redisAvailable)(
     it('lets go of a read whose replica died: the others load it themselves within a second', async () => {
       const [, , , , fifth] = demo.data.lists
       const query = `{ list(listId: ${fifth?.id}) { name } }`
-      const doomed = replicas()[0]
+      const [doomed] = await replicas()
       const held = demo.hold(`/v1/lists/${fifth?.id}`)
       const lost = doomed.post(query)
       await demo.waitForCalls((calls) => calls.length >= 1)
@@ -174,14 +188,16 @@ describe.skipIf(!redisAvailable)(
       await lost.catch(() => undefined)
       held.release()
       // The survivor waits for the lock, which lapses within a second, well inside its deadline.
-      const survivor = stack.replica({ redisUrl: redis?.url, operationTimeoutMs: 1800 })
+      const survivor = await connected(1, () =>
+        stack.replica({ redisUrl: redis?.url, operationTimeoutMs: 1800 }),
+      )
       const answer = await survivor.post(query)
       expect(answer.body.errors).toBeUndefined()
       expect(answer.body.data).toEqual({ list: { name: fifth?.name } })
     })
 
     it('keeps serving when Redis dies mid-run, and uses it again when it is back', async () => {
-      const [one] = replicas()
+      const [one] = await replicas()
       const query = (first: number) => `{ lists(first: ${first}) { totalCount } }`
       expect((await one.post(query(2))).body.errors).toBeUndefined()
       await redis?.kill()

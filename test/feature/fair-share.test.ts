@@ -29,9 +29,9 @@ import { startStack } from '../support/stack.js'
  * `twoCallers()` resolves once reads of two callers (fairness keys) have asked.
  */
 function watchQueue() {
-  const acquire = vi.spyOn(FairShare.prototype, 'acquire')
-  onTestFinished(() => acquire.mockRestore())
-  const keys = () => new Set(acquire.mock.calls.map(([key]) => key)).size
+  const enqueue = vi.spyOn(FairShare.prototype, 'enqueue')
+  onTestFinished(() => enqueue.mockRestore())
+  const keys = () => new Set(enqueue.mock.calls.map(([ticket]) => ticket.lane)).size
   return { twoCallers: () => vi.waitFor(() => expect(keys()).toBe(2), { timeout: 10_000 }) }
 }
 
@@ -256,8 +256,8 @@ describe('through the gateway with a service token and no verification: callers 
     }).then((r) => r.json() as Promise<{ errors?: unknown[] }>)
 
   it('30 operations with 30 made-up bearer tokens get one share, not 30: another address’s read overtakes them', async () => {
-    const acquire = vi.spyOn(FairShare.prototype, 'acquire')
-    onTestFinished(() => acquire.mockRestore())
+    const enqueue = vi.spyOn(FairShare.prototype, 'enqueue')
+    onTestFinished(() => enqueue.mockRestore())
     const held = upstream.hold(/^\/v1\//)
     const heavy = Array.from({ length: 30 }, () =>
       ask(here, `{ list(listId: ${bigList.id}) { name } }`, {
@@ -265,11 +265,11 @@ describe('through the gateway with a service token and no verification: callers 
       }),
     )
     // Each asks for its one read: two are sent, 28 wait.
-    await vi.waitFor(() => expect(acquire).toHaveBeenCalledTimes(30), { timeout: 10_000 })
+    await vi.waitFor(() => expect(enqueue).toHaveBeenCalledTimes(30), { timeout: 10_000 })
     const light = ask(elsewhere, '{ lists(first: 1) { totalCount } }')
-    await vi.waitFor(() => expect(acquire).toHaveBeenCalledTimes(31), { timeout: 10_000 })
+    await vi.waitFor(() => expect(enqueue).toHaveBeenCalledTimes(31), { timeout: 10_000 })
     // Two queues: the 30 operations' one and the other caller's.
-    expect(new Set(acquire.mock.calls.map(([key]) => key)).size).toBe(2)
+    expect(new Set(enqueue.mock.calls.map(([ticket]) => ticket.lane)).size).toBe(2)
     held.release()
     const answers = await Promise.all([...heavy, light])
     expect(answers.map((a) => a.errors)).toEqual(answers.map(() => undefined))
@@ -298,17 +298,17 @@ describe('through the gateway with verified callers: a caller is its verified na
     (await stack.post(query, {}, { authorization: `Bearer ${key}` })).body
 
   it('30 operations of one caller get one share: another caller’s read overtakes them', async () => {
-    const acquire = vi.spyOn(FairShare.prototype, 'acquire')
-    onTestFinished(() => acquire.mockRestore())
+    const enqueue = vi.spyOn(FairShare.prototype, 'enqueue')
+    onTestFinished(() => enqueue.mockRestore())
     const held = stack.demo.hold(/^\/v1\//)
     const heavy = Array.from({ length: 30 }, () =>
       ask(keys.heavy, `{ list(listId: ${bigList.id}) { name } }`),
     )
-    await vi.waitFor(() => expect(acquire).toHaveBeenCalledTimes(30), { timeout: 10_000 })
+    await vi.waitFor(() => expect(enqueue).toHaveBeenCalledTimes(30), { timeout: 10_000 })
     const light = ask(keys.light, '{ lists(first: 1) { totalCount } }')
-    await vi.waitFor(() => expect(acquire).toHaveBeenCalledTimes(31), { timeout: 10_000 })
+    await vi.waitFor(() => expect(enqueue).toHaveBeenCalledTimes(31), { timeout: 10_000 })
     // Two queues: the 30 operations' one and the other caller's.
-    expect(new Set(acquire.mock.calls.map(([key]) => key)).size).toBe(2)
+    expect(new Set(enqueue.mock.calls.map(([ticket]) => ticket.lane)).size).toBe(2)
     held.release()
     const answers = await Promise.all([...heavy, light])
     expect(answers.map((a) => a.errors)).toEqual(answers.map(() => undefined))

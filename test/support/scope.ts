@@ -1,7 +1,6 @@
 import { DEMO_TOKEN } from '../../src/demo-upstream/server.js'
 import { keyedHash } from '../../src/domain/keyed-hash.js'
-import type { CacheResult } from '../../src/upstream/cache/read-cache.js'
-import type { ReadScope } from '../../src/upstream/read-scope.js'
+import type { CacheResult, ReadScope } from '../../src/upstream/read-scope.js'
 
 /** What the gateway hashes upstream tokens with in the client tests. */
 export const testTokenKey = (token: string) => keyedHash('a test secret', ['upstream token', token])

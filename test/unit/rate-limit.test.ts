@@ -1,23 +1,22 @@
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { UpstreamRateLimiter } from '../../src/upstream/rate-limit.js'
-import { far, refusal, reserveMany } from '../support/rate-limit.js'
+import { far, go, later, takeMany } from '../support/rate-limit.js'
 
 /**
- * UPSTREAM_RATE_LIMIT and 429 pauses, per token: a burst of one second's worth then one turn
- * every 1/rate, turns reserved in order, tokens independent, deadlines and aborts honoured, in
- * one process (across replicas: feature/rate-limit-redis.test.ts). Asserts on the waits the
- * limiter reserves, never on how long anything took.
+ * UPSTREAM_RATE_LIMIT per token, CALLER_RATE_LIMIT per caller and 429 pauses, decided in one
+ * process (across replicas, in Redis: feature/rate-limit-redis.test.ts): a burst of one second's
+ * worth then one turn every 1/rate, one reserved turn per caller at a time (so turns go round
+ * robin between callers, whatever their backlogs), tokens independent, deadlines honoured.
+ * Asserts on the turns the limiter gives, never on how long anything took.
  */
 
-const never = new AbortController().signal
-
 describe('in process', () => {
-  // Only Date is frozen: the waits are then exact, and timers still run for real.
+  // Only Date is frozen: the turns are then exact.
   let now: number
-  const frozen = () => {
+  beforeEach(() => {
     vi.useFakeTimers({ toFake: ['Date'] })
     now = Date.now()
-  }
+  })
   const advance = (ms: number) => {
     now += ms
     vi.setSystemTime(now)
@@ -26,112 +25,97 @@ describe('in process', () => {
     vi.useRealTimers()
   })
 
-  it('allows a burst of `rate`, then spaces turns 1/rate apart, refilling continuously', async () => {
-    frozen()
+  it('allows a burst of `rate`, then one turn every 1/rate, refilling continuously', () => {
     const limiter = new UpstreamRateLimiter({ ratePerSecond: 10 })
-    const waits = await reserveMany(limiter, 'a', 15)
-    expect(waits).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 100, 200, 300, 400, 500])
-
-    // 1.5 s later the five extra turns are long past and half a bucket has refilled.
-    const fresh = new UpstreamRateLimiter({ ratePerSecond: 10 })
-    await reserveMany(fresh, 'a', 10)
-    advance(500)
-    expect(await reserveMany(fresh, 'a', 7)).toEqual([0, 0, 0, 0, 0, 100, 200])
+    expect(takeMany(limiter, 'a', 'one', 10)).toEqual(Array(10).fill(go))
+    // The next turn is reserved for the caller: asking again changes nothing until it comes.
+    expect(takeMany(limiter, 'a', 'one', 3)).toEqual([later(100), later(100), later(100)])
+    advance(100)
+    expect(takeMany(limiter, 'a', 'one', 2)).toEqual([go, later(100)])
+    // 1.5 s later the bucket is full again.
+    advance(1500)
+    expect(takeMany(limiter, 'a', 'one', 11)).toEqual([...Array(10).fill(go), later(100)])
   })
 
-  it('reserves concurrent turns in the order they were asked for', async () => {
-    frozen()
-    const limiter = new UpstreamRateLimiter({ ratePerSecond: 100 })
-    const waits = await Promise.all(Array.from({ length: 110 }, () => limiter.reserve('a', far)))
-    expect(waits).toEqual([...Array(100).fill(0), 10, 20, 30, 40, 50, 60, 70, 80, 90, 100])
-
-    // Turns: the burst goes at once, every waiting turn goes too. (The order in which the waits
-    // end is the timers', which a loaded machine does not always keep.)
-    const served: number[] = []
-    await Promise.all(
-      Array.from({ length: 110 }, (_, i) =>
-        limiter.turn('b', far, never).then(() => served.push(i)),
-      ),
-    )
-    expect(served.slice(0, 100)).toEqual(Array.from({ length: 100 }, (_, i) => i))
-    expect([...served].sort((x, y) => x - y)).toEqual(Array.from({ length: 110 }, (_, i) => i))
-  })
-
-  it('never delays one token for another’s saturation', async () => {
-    frozen()
+  it('gives turns round robin between callers, however many reads each has waiting', () => {
     const limiter = new UpstreamRateLimiter({ ratePerSecond: 10 })
-    await reserveMany(limiter, 'a', 30)
-    const stop = new AbortController()
-    const order: string[] = []
-    const waitingA = limiter.turn('a', far, stop.signal).then(
-      () => order.push('a'),
-      () => order.push('a aborted'),
-    )
-    expect(await limiter.reserve('b', far)).toBe(0)
-    await limiter.turn('b', far, never).then(() => order.push('b'))
-    stop.abort()
-    await waitingA
-    expect(order).toEqual(['b', 'a aborted'])
+    // A heavy caller takes the burst, then waits for its reserved turn with 90 reads behind it.
+    expect(takeMany(limiter, 'a', 'heavy', 100)).toEqual([
+      ...Array(10).fill(go),
+      ...Array(90).fill(later(100)),
+    ])
+    // A light caller's turn is the one after: not behind the 90.
+    expect(limiter.takeLocally('a', 'light', far)).toEqual(later(200))
+    const turns: string[] = []
+    for (let t = 0; t < 5; t++) {
+      advance(100)
+      for (const caller of ['heavy', 'light', 'third']) {
+        if (limiter.takeLocally('a', caller, far).kind === 'go') turns.push(caller)
+      }
+    }
+    // The third caller asked after both: its reserved turn comes after theirs, then it alternates.
+    expect(turns).toEqual(['heavy', 'light', 'third', 'heavy', 'light'])
   })
 
-  it('refuses a turn past the deadline with RateLimitWait and reserves nothing', async () => {
-    frozen()
+  it('never delays one token for another’s saturation', () => {
     const limiter = new UpstreamRateLimiter({ ratePerSecond: 10 })
-    await reserveMany(limiter, 'a', 10)
-    const refused = await refusal(limiter.reserve('a', now + 50))
-    expect(refused.waitMs).toBe(100)
-    expect((await refusal(limiter.turn('a', now + 99, never))).waitMs).toBe(100)
-    // The refused turns took no slot: the next one is still the first after the burst.
-    expect(await limiter.reserve('a', now + 100)).toBe(100)
-    expect(await limiter.reserve('a', far)).toBe(200)
+    takeMany(limiter, 'a', 'one', 30)
+    expect(limiter.takeLocally('b', 'one', far)).toEqual(go)
   })
 
-  it('ends a wait when the signal aborts, with its reason', async () => {
-    frozen()
-    const limiter = new UpstreamRateLimiter({ ratePerSecond: 1 })
-    await limiter.reserve('a', far)
-    const stop = new AbortController()
-    const waiting = limiter.turn('a', far, stop.signal)
-    const reason = new Error('operation ended')
-    stop.abort(reason)
-    await expect(waiting).rejects.toBe(reason)
-
-    const plain = new AbortController()
-    const waitingPlain = limiter.turn('a', far, plain.signal)
-    plain.abort()
-    await expect(waitingPlain).rejects.toMatchObject({ name: 'AbortError' })
-    // Already aborted: rejected before anything is reserved.
-    await expect(limiter.turn('a', far, plain.signal)).rejects.toMatchObject({
-      name: 'AbortError',
-    })
+  it('refuses a turn that would come after the deadline and reserves nothing', () => {
+    const limiter = new UpstreamRateLimiter({ ratePerSecond: 10 })
+    takeMany(limiter, 'a', 'one', 10)
+    expect(limiter.takeLocally('a', 'two', 50)).toEqual({ kind: 'tooLate', waitMs: 100 })
+    // The refused turn took no slot: the next one is still the first after the burst.
+    expect(limiter.takeLocally('a', 'three', 100)).toEqual(later(100))
+    // A caller whose reserved turn comes after its deadline is refused as well.
+    expect(limiter.takeLocally('a', 'three', 50)).toEqual({ kind: 'tooLate', waitMs: 100 })
   })
 
-  it('holds a paused token’s turns until the pause ends, even with no rate set', async () => {
-    frozen()
+  it('holds a paused token’s requests until the pause ends, even with no rate set', async () => {
     const limiter = new UpstreamRateLimiter({})
-    expect(await reserveMany(limiter, 'a', 50)).toEqual(Array(50).fill(0))
+    expect(takeMany(limiter, 'a', 'one', 50)).toEqual(Array(50).fill(go))
     await limiter.pause('a', now + 300)
-    expect(await limiter.reserve('a', far)).toBe(300)
-    expect(await limiter.reserve('a', far)).toBe(300)
-    expect(await limiter.reserve('b', far)).toBe(0)
-    expect((await refusal(limiter.turn('a', now + 100, never))).waitMs).toBe(300)
+    expect(limiter.takeLocally('a', 'one', far)).toEqual(later(300))
+    expect(limiter.takeLocally('a', 'two', far)).toEqual(later(300))
+    expect(limiter.takeLocally('b', 'one', far)).toEqual(go)
+    expect(limiter.takeLocally('a', 'one', 100)).toEqual({ kind: 'tooLate', waitMs: 300 })
     // A shorter pause does not shorten a longer one.
     await limiter.pause('a', now + 100)
-    expect(await limiter.reserve('a', far)).toBe(300)
+    expect(limiter.pausedUntil('a')).toBe(now + 300)
     advance(300)
-    expect(await limiter.reserve('a', far)).toBe(0)
+    expect(limiter.takeLocally('a', 'one', far)).toEqual(go)
   })
 
   it('with a rate, lets the held turns go after a pause 1/rate apart, not in a burst', async () => {
-    frozen()
     const limiter = new UpstreamRateLimiter({ ratePerSecond: 10 })
     await limiter.pause('a', now + 500)
-    expect(await reserveMany(limiter, 'a', 3)).toEqual([500, 600, 700])
-    expect(await limiter.reserve('b', far)).toBe(0)
+    advance(500)
+    expect(limiter.takeLocally('a', 'one', far)).toEqual(go)
+    expect(limiter.takeLocally('a', 'two', far)).toEqual(later(100))
+    expect(limiter.takeLocally('a', 'three', far)).toEqual(later(200))
+    expect(limiter.takeLocally('b', 'one', far)).toEqual(go)
+  })
+
+  it('holds a caller to CALLER_RATE_LIMIT whatever the token, without taking the token’s turns', () => {
+    const limiter = new UpstreamRateLimiter({ ratePerSecond: 10, callerRatePerSecond: 2 })
+    expect(limiter.takeLocally('a', 'one', far)).toEqual(go)
+    expect(limiter.takeLocally('b', 'one', far)).toEqual(go)
+    expect(limiter.takeLocally('c', 'one', far)).toEqual(later(500))
+    // The token's bucket lost nothing to the refused turn: with one turn of it taken, nine more
+    // go (two per caller, each caller's own burst), then the token's limit holds.
+    for (const caller of ['two', 'three', 'four', 'five']) {
+      expect(takeMany(limiter, 'a', caller, 2)).toEqual([go, go])
+    }
+    expect(takeMany(limiter, 'a', 'six', 2)).toEqual([go, later(100)])
+    advance(500)
+    expect(limiter.takeLocally('c', 'one', far)).toEqual(go)
   })
 
   it('refuses a rate that is not a positive number', () => {
     expect(() => new UpstreamRateLimiter({ ratePerSecond: 0 })).toThrow(RangeError)
     expect(() => new UpstreamRateLimiter({ ratePerSecond: Number.NaN })).toThrow(RangeError)
+    expect(() => new UpstreamRateLimiter({ callerRatePerSecond: -1 })).toThrow(RangeError)
   })
 })

@@ -1,30 +1,29 @@
 import { randomUUID } from 'node:crypto'
-import { setTimeout as sleep } from 'node:timers/promises'
-import { BentoCache, bentostore } from 'bentocache'
-import { memoryDriver } from 'bentocache/drivers/memory'
-import { redisDriver } from 'bentocache/drivers/redis'
-import type { Redis } from 'ioredis'
 import { LRUCache } from 'lru-cache'
+import type { Claim, Elsewhere } from '../gate.js'
+import type { CacheResult } from '../read-scope.js'
+import { decode, type Entry, encode, entryOf, lockOf, ttlOf } from './entry.js'
 import type { RedisLink } from './redis.js'
+import { RemoteReads } from './remote-reads.js'
+import { SharedReads } from './shared-reads.js'
 
 /**
  * The cache of upstream reads across operations (and, with Redis, across replicas). It knows
  * nothing of GraphQL nor of HTTP: it is handed a key (which the client makes from the token's
- * keyed hash, the language and the canonical path and query) and a loader.
+ * keyed hash, the language and the canonical path and query) and the function that makes the
+ * read, whose first request it claims (src/upstream/gate.ts).
  *
- * bentocache does the tiers (a byte-bounded LRU in process, Redis behind it), the grace period
- * (an expired entry is kept CACHE_STALE_SECONDS for stale-if-error), per-key locking within the
- * process and a circuit breaker around Redis. On top of it this module adds what bentocache does
- * not: telling the caller how each read was served (hit, miss, stale, shared), sharing a load in
- * flight with concurrent operations, and, across replicas, a short Redis lock so that one
- * replica loads while the others wait for its answer, and a refresh (`Cache-Control: no-cache`)
- * announced to the others, which drop their in-process copy (not with bentocache's bus, which
- * our breaker would break: docs/caching-and-replicas.md).
+ * Two tiers: in process, an LRU bounded by the bytes of its entries' JSON, holding the parsed
+ * (frozen) answers; with Redis, Redis behind it (src/upstream/cache/entry.ts, shared-reads.ts,
+ * and the lookup and lock of src/upstream/begin.ts). An expired entry is kept its stale window
+ * and answers for a failure `staleAllowed` accepts (stale-if-error).
+ *
+ * A read is shared once it is sent, never before: until then each operation's read waits in its
+ * own caller's lane. The first to be sent (it holds a connection and its turn) is joined by the
+ * others, here at once, on other replicas through its lock in Redis (they take its answer from
+ * the message that tells it). A joined read that fails for a reason of its maker's (its end, its
+ * budget, its deadline: `callersOwn`) is made again by each operation that joined it.
  */
-
-/** How a read was served: from the cache, by the upstream, stale after an upstream failure, or
- *  by another operation's (or replica's) load in flight. */
-export type CacheResult = 'hit' | 'miss' | 'stale' | 'shared'
 
 export interface Served<T> {
   value: T
@@ -37,14 +36,17 @@ export interface Loaded<T> {
   cacheControl?: string | undefined
 }
 
+/** What making a read gives: the upstream's answer, or how its first request ended unsent. */
+export type Made<T> = Loaded<T> | Elsewhere
+
 export interface ReadOptions {
   /** The caller sent `Cache-Control: no-cache`: nothing cached is served, the answer is stored. */
   fresh: boolean
-  /** When the caller's operation started: a fresh read joins only loads that started after it. */
+  /** When the caller's operation started: a fresh read joins only reads sent after it. */
   startedAt: number
-  /** The caller's end: waiting for someone else's load stops with it. */
+  /** The caller's end: waiting for someone else's read stops with it. */
   signal: AbortSignal
-  /** The caller's deadline (epoch ms): waiting for another replica's load stops by then. */
+  /** The caller's deadline (epoch ms): waiting for another replica's read stops by then. */
   deadline: number
 }
 
@@ -52,256 +54,305 @@ export interface ReadCacheOptions {
   ttlSeconds: number
   staleSeconds: number
   maxBytes: number
-  /** Set: the second tier and the in-flight locks shared by every replica on it. */
+  /** Set: the second tier and the locks of reads sent, shared by every replica on it. */
   redis?: RedisLink | undefined
   /** Failures a stale entry may answer for (upstream 5xx, 429, connection, timeout). */
   staleAllowed(error: unknown): boolean
-  /** Failures that belong to the loading caller alone (its budget, its cancellation): an
-   *  operation that joined the load makes its own instead of sharing them. */
+  /** Failures that belong to the reading operation alone (src/upstream/errors.ts). */
   callersOwn(error: unknown): boolean
 }
 
-interface InFlight {
-  promise: Promise<Served<unknown>>
-  startedAt: number
+/** A read of this process that has been sent. */
+interface Sending {
+  done: Promise<Served<unknown>>
+  at: number
 }
 
-/** How often a replica waiting for another's load looks for its answer. */
-const POLL_MS = 15
-/** bentocache's prefix of every key, in Redis and in the in-process tier. */
-const PREFIX = 'gw:reads'
-/** Where a replica that refreshed a key names it (after its instance id and a space). */
-export const REFRESHED_CHANNEL = 'gw:reads:refreshed'
+const PREFIX = 'gw:reads:'
 
 export class ReadCache {
-  private readonly bento: BentoCache<{ reads: ReturnType<typeof bentostore> }>
-  private readonly inProcess: LRUCache<string, string | object>
-  private readonly inFlight = new Map<string, InFlight>()
-  private readonly instance = randomUUID()
+  private readonly tier: LRUCache<string, Entry>
+  private readonly shared: SharedReads | undefined
+  private readonly sending = new Map<string, Sending>()
+  /** Per key, the functions that take this process's waiting first requests out of their lanes. */
+  private readonly queued = new Map<string, Set<() => boolean>>()
+  /** Per key, the first request that has a connection and asks for its turn (one at a time). */
+  private readonly asking = new Map<string, Promise<void>>()
+  private readonly remote: RemoteReads
 
-  constructor(private readonly options: ReadCacheOptions) {
-    const { redis } = options
-    // An LRU of our own: bentocache's would also cap the number of entries at 1,000, whatever
-    // their size. Without Redis, entries are kept as objects, not JSON: a hit would otherwise
-    // parse its answer again (the largest part of a cached operation's CPU); the answers are
-    // frozen (see read), so no caller can change what another is served. With Redis they stay
-    // JSON: bentocache copies what it reads from Redis into this tier serialized, and then could
-    // not read it back from an unserialized tier. Each entry is weighed by its JSON's bytes.
-    const serialize = redis !== undefined
-    const inProcess = new LRUCache<string, string | object>({
+  constructor(
+    private readonly options: ReadCacheOptions,
+    /** Named in this process's locks and announcements (src/upstream/begin.ts takes the same). */
+    private readonly instance: string,
+  ) {
+    this.tier = new LRUCache<string, Entry>({
       maxSize: options.maxBytes,
-      sizeCalculation: (entry) =>
-        Buffer.byteLength(typeof entry === 'string' ? entry : JSON.stringify(entry)),
+      sizeCalculation: (entry) => Math.max(1, entry.size),
     })
-    this.inProcess = inProcess
-    // The driver takes an LRU of its own making, though its options type does not say so.
-    const l1 = { cacheInstance: inProcess, serialize } as Parameters<typeof memoryDriver>[0]
-    let store = bentostore().useL1Layer(memoryDriver(l1))
-    if (redis) {
-      store = store.useL2Layer(redisDriver({ connection: redis.client as Redis }))
-      redis.subscribe(REFRESHED_CHANNEL, (message) => this.refreshedElsewhere(message))
-    }
-    this.bento = new BentoCache({
-      default: 'reads',
-      prefix: PREFIX,
-      stores: { reads: store },
-      ttl: options.ttlSeconds * 1000,
-      // The entry is kept this long from when it was stored: TTL, then the stale window.
-      grace: options.staleSeconds > 0 ? (options.ttlSeconds + options.staleSeconds) * 1000 : false,
-      // No backoff: during an outage every read tries the upstream again (the retry budget
-      // bounds it), so a stale answer is always reported as stale.
-      graceBackoff: 0,
-      // Redis down or slow: the in-process tier answers and Redis is not asked again for a while.
-      suppressL2Errors: true,
-      l2CircuitBreakerDuration: 5000,
-      // Every Redis use goes through one breaker (bentocache types the wrapper as synchronous; it awaits it).
-      ...(redis ? { internalOperationWrapper: redis.guard as <T>(fn: () => T) => T } : {}),
-    })
-  }
-
-  /**
-   * The value for `key`: from the cache, from a load in flight, or from `load` (stored when the
-   * upstream allows). When `load` fails with a failure `staleAllowed` accepts and an expired
-   * entry is still within its stale window, that entry answers (result `stale`).
-   */
-  async read<T>(key: string, options: ReadOptions, load: () => Promise<Loaded<T>>) {
-    const shared = this.inFlight.get(key)
-    if (shared && (!options.fresh || shared.startedAt >= options.startedAt)) {
-      try {
-        const { value, result } = await abortable(shared.promise, options.signal)
-        // A stale answer stays stale for everyone who gets it.
-        return {
-          value: value as T,
-          result: result === 'stale' ? 'stale' : 'shared',
-        } satisfies Served<T>
-      } catch (error) {
-        // The loader's own failure (its budget, its departure) is not ours: load for ourselves.
-        if (options.signal.aborted || !this.options.callersOwn(error)) throw error
-      }
-    }
-    const promise = this.readThrough(key, options, load)
-    const entry: InFlight = { promise, startedAt: Date.now() }
-    this.inFlight.set(key, entry)
-    try {
-      return await promise
-    } finally {
-      if (this.inFlight.get(key) === entry) this.inFlight.delete(key)
-    }
-  }
-
-  private async readThrough<T>(
-    key: string,
-    options: ReadOptions,
-    load: () => Promise<Loaded<T>>,
-  ): Promise<Served<T>> {
-    let failure: { error: unknown } | undefined
-    let loaded: Loaded<T> | undefined
-    let fromReplica: { value: unknown } | undefined
-    let stored = false
-    let lock: (() => void) | undefined
-    const cached = await this.bento
-      .getOrSet<T | undefined>({
-        key,
-        forceFresh: options.fresh,
-        // No soft timeout: a stale entry answers for a failure, never for a slow upstream.
-        timeout: null,
-        factory: async (ctx) => {
-          try {
-            if (!options.fresh) {
-              const other = await this.waitForReplica(key, options)
-              if (other.value !== undefined) {
-                // Stored by the replica that loaded it, with the upstream's TTL: reading it put
-                // it in this process's tier as it is, so nothing more is stored here.
-                fromReplica = { value: other.value }
-                return ctx.skip()
-              }
-              lock = other.release
-            }
-            loaded = await load()
-          } catch (error) {
-            failure = { error }
-            // Rethrown, bentocache serves the stale entry if there is one; skipped, it does not.
-            if (this.options.staleAllowed(error)) throw error
-            return ctx.skip()
-          }
-          const ttl = ttlOf(loaded.cacheControl)
-          if (ttl === 0) return ctx.skip()
-          deepFreeze(loaded.value)
-          if (ttl !== undefined) ctx.setOptions({ ttl: ttl * 1000 })
-          stored = true
-          return loaded.value
+    if (options.redis) {
+      this.shared = new SharedReads(options.redis, this.instance, {
+        sent: (key, instance) => {
+          if (instance !== this.instance) this.sentElsewhere(key, instance)
+        },
+        landed: (key, stored, flags, instance) => this.landed(key, stored, flags, instance),
+        released: (key) => this.remote.settle(unprefixed(key)),
+        forgotten: (key) => {
+          this.tier.delete(unprefixed(key))
+          this.remote.settle(unprefixed(key))
         },
       })
-      .catch((error: unknown) => {
-        throw failure ? failure.error : error
-      })
-      // Released once the answer is stored, so a waiting replica finds it when the lock goes.
-      .finally(() => lock?.())
-    if (options.fresh && !stored && this.isDefinitive(failure, loaded)) {
-      // A refresh learned that the entry must go (a 404, or an answer that may not be kept).
-      await this.bento.delete({ key })
-      await this.announceRefresh(key)
     }
-    if (failure) {
-      if (cached === undefined) throw failure.error
-      return { value: cached, result: 'stale' }
-    }
-    if (fromReplica) return { value: fromReplica.value as T, result: 'shared' }
-    if (options.fresh && stored) await this.announceRefresh(key)
-    if (loaded) return { value: loaded.value, result: 'miss' }
-    return { value: cached as T, result: 'hit' }
+    this.remote = new RemoteReads(async (owners) => this.shared?.alive(owners))
   }
 
   /**
-   * Whether a read not stored says what the upstream holds now: an answer it may not keep, or a
-   * failure that is the upstream's word (404, 401, 403, a bad body), not an outage a stale entry
-   * may stand in for, nor the caller's own end or budget.
+   * The value for `key`: from the cache, from a read sent by another operation or replica, or
+   * made by `make` (stored when the upstream allows). When the read fails with a failure
+   * `staleAllowed` accepts and an expired entry is still kept, that entry answers (`stale`).
    */
-  private isDefinitive(failure: { error: unknown } | undefined, loaded: unknown): boolean {
-    if (!failure) return loaded !== undefined
-    const { error } = failure
+  async read<T>(
+    key: string,
+    options: ReadOptions,
+    make: (claim: Claim) => Promise<Made<T>>,
+  ): Promise<Served<T>> {
+    for (;;) {
+      const entry = options.fresh ? undefined : this.kept(key)
+      if (entry && entry.freshUntil > Date.now()) return { value: entry.value as T, result: 'hit' }
+      const sending = this.sending.get(key)
+      if (sending && (!options.fresh || sending.at >= options.startedAt)) {
+        const joined = await this.join(sending, options)
+        if (joined) return joined as Served<T>
+        continue
+      }
+      const asking = this.asking.get(key)
+      if (asking) {
+        await asking
+        continue
+      }
+      const owner = options.fresh ? undefined : this.remote.ownerOf(key)
+      let takeOver: string | undefined
+      if (owner !== undefined) {
+        const landed = await this.remote.wait(key, options.signal, options.deadline)
+        if (landed === undefined) continue
+        if (landed === 'gone') takeOver = owner
+        else if (landed !== 'deadline') return { value: landed.value as T, result: 'shared' }
+      }
+      const made = await this.make(key, options, entry, make, takeOver)
+      if (made) return made
+    }
+  }
+
+  /** The in-process entry for `key`, fresh or stale, if it is still kept. */
+  private kept(key: string): Entry | undefined {
+    const entry = this.tier.get(key)
+    if (entry && entry.keptUntil <= Date.now()) {
+      this.tier.delete(key)
+      return undefined
+    }
+    return entry
+  }
+
+  /** Another operation's read: its answer, or undefined when it failed on its maker's account. */
+  private async join(sending: Sending, options: ReadOptions) {
+    try {
+      const { value, result } = await abortable(sending.done, options.signal)
+      // A stale answer stays stale for everyone who gets it.
+      return { value, result: result === 'stale' ? 'stale' : 'shared' } satisfies Served<unknown>
+    } catch (error) {
+      if (options.signal.aborted || !this.options.callersOwn(error)) throw error
+      return undefined
+    }
+  }
+
+  /** Makes the read (or finds, once its turn comes, that it need not): undefined to look again. */
+  private async make<T>(
+    key: string,
+    options: ReadOptions,
+    kept: Entry | undefined,
+    make: (claim: Claim) => Promise<Made<T>>,
+    takeOver: string | undefined,
+  ): Promise<Served<T> | undefined> {
+    const { shared } = this
+    const redisKey = PREFIX + key
+    const lock = lockOf(`${this.instance}:${randomUUID()}`)
+    let resolve!: (served: Served<unknown>) => void
+    let reject!: (error: unknown) => void
+    const done = new Promise<Served<unknown>>((res, rej) => {
+      resolve = res
+      reject = rej
+    })
+    // Nobody may be waiting for it: an unhandled rejection is not a failure of this read.
+    done.catch(() => {})
+    let mine: Sending | undefined
+    let locked: { stale: string | undefined } | undefined
+    let withdrawMe: (() => boolean) | undefined
+    let asked: (() => void) | undefined
+    const stopAsking = () => {
+      asked?.()
+      asked = undefined
+    }
+    const joinable = () => {
+      const other = this.sending.get(key)
+      return other !== undefined && (!options.fresh || other.at >= options.startedAt)
+    }
+    const claim: Claim = {
+      readKey: shared && !options.fresh ? redisKey : undefined,
+      lock,
+      takeOver,
+      waiting: (withdraw) => {
+        stopAsking()
+        const waiting = this.queued.get(key)
+        if (withdrawMe) waiting?.delete(withdrawMe)
+        withdrawMe = withdraw
+        if (withdraw && waiting) waiting.add(withdraw)
+        else if (withdraw) this.queued.set(key, new Set([withdraw]))
+        else if (waiting?.size === 0) this.queued.delete(key)
+      },
+      granted: () => {
+        claim.waiting(undefined)
+        if (joinable() || this.asking.has(key)) return false
+        const asking = new Promise<void>((resolve) => {
+          asked = () => {
+            if (this.asking.get(key) === asking) this.asking.delete(key)
+            resolve()
+          }
+        })
+        this.asking.set(key, asking)
+        return true
+      },
+      sent: (isLocked, stale) => {
+        stopAsking()
+        if (joinable()) {
+          if (isLocked) void shared?.release(redisKey, lock, stale, keptMs(stale))
+          return false
+        }
+        mine = { done, at: Date.now() }
+        this.sending.set(key, mine)
+        if (isLocked) locked = { stale }
+        this.withdrawQueued(key)
+        return true
+      },
+    }
+    const settled = (served?: Served<unknown>, error?: unknown) => {
+      if (this.sending.get(key) === mine) this.sending.delete(key)
+      if (served) resolve(served)
+      else reject(error)
+    }
+    let made: Made<T>
+    try {
+      made = await make(claim)
+    } catch (error) {
+      stopAsking()
+      if (!mine) throw error
+      const stale = this.staleFor(error, options, kept, locked?.stale)
+      if (options.fresh && this.isDefinitive(error)) await this.forget(key, redisKey)
+      else if (locked) await shared?.release(redisKey, lock, locked.stale, keptMs(locked.stale))
+      if (!stale) {
+        settled(undefined, error)
+        throw error
+      }
+      const served = { value: stale.value as T, result: 'stale' as const }
+      settled(served)
+      return served
+    }
+    stopAsking()
+    if ('kind' in made) return this.elsewhere(key, made)
+    const ttl = ttlOf(made.cacheControl) ?? this.options.ttlSeconds
+    const json = JSON.stringify(made.value)
+    const entry = entryOf(made.value, json, ttl, this.options.staleSeconds)
+    if (ttl > 0) this.tier.set(key, entry)
+    if (options.fresh && ttl === 0) await this.forget(key, redisKey)
+    else if (shared && (ttl > 0 || locked)) {
+      await shared.land({
+        key: redisKey,
+        stored: encode(entry, json),
+        keepMs: ttl > 0 ? entry.keptUntil - Date.now() : 0,
+        lock: locked ? lock : undefined,
+        refresh: options.fresh,
+      })
+    }
+    const served = { value: made.value, result: 'miss' as const }
+    settled(served)
+    return served
+  }
+
+  /**
+   * A refresh learned that the entry must go: an answer the upstream says not to keep, or a
+   * failure that is its word (404, 401, 403, a bad body), not an outage a stale entry may stand
+   * in for, nor the reading operation's own end or budget. Removed here, in Redis and from every
+   * replica's copy, so that none answers the old value.
+   */
+  private async forget(key: string, redisKey: string) {
+    this.tier.delete(key)
+    await this.shared?.forget(redisKey)
+  }
+
+  private isDefinitive(error: unknown): boolean {
     return !this.options.staleAllowed(error) && !this.options.callersOwn(error)
   }
 
-  /**
-   * Across replicas: takes the load's lock in Redis, or, when another replica holds it, waits
-   * for that replica's answer to appear in the cache. Gives up waiting (and loads) when the lock
-   * goes without an answer (its holder renews it while it loads, so a holder that crashed or
-   * lost Redis lets go within a second), or at the caller's deadline; without Redis, or with
-   * Redis failing, it loads at once.
-   */
-  private async waitForReplica(
-    key: string,
-    options: ReadOptions,
-  ): Promise<{ value?: unknown; release?: () => void }> {
-    const { redis } = this.options
-    if (!redis) return {}
-    const owner = `${this.instance}:${randomUUID()}`
-    const take = async () => {
-      const taken = await redis.hold(lockKey(key), owner)
-      return taken === 'held' ? undefined : taken === 'unavailable' ? {} : { release: taken }
+  /** The stale entry that answers for `error`, if one may. */
+  private staleFor(error: unknown, options: ReadOptions, kept?: Entry, replaced?: string) {
+    if (options.fresh || !this.options.staleAllowed(error)) return undefined
+    const stale = kept ?? (replaced === undefined ? undefined : decode(replaced))
+    return stale && stale.keptUntil > Date.now() ? stale : undefined
+  }
+
+  /** The first request found the read cached, made elsewhere, or was taken out of its lane. */
+  private elsewhere<T>(key: string, made: Elsewhere): Served<T> | undefined {
+    if (made.kind === 'hit') {
+      const entry = decode(made.stored)
+      if (entry) {
+        this.tier.set(key, entry)
+        return { value: entry.value as T, result: 'hit' }
+      }
     }
-    const mine = await take()
-    if (mine) return mine
-    while (Date.now() + POLL_MS < options.deadline) {
-      await sleep(POLL_MS, undefined, { signal: options.signal })
-      // The lock before the answer: its holder stores the answer before it lets go, so once the
-      // lock is seen gone, an answer not found after it was never stored.
-      const held = await redis.held(lockKey(key))
-      const value = await this.bento.get({ key, grace: false })
-      if (value !== undefined) return { value }
-      // The other replica gave up or failed: take over its load.
-      if (!held) return (await take()) ?? {}
-    }
-    return {}
+    if (made.kind === 'held') this.remote.expect(key, made.owner)
+    return undefined
   }
 
-  /**
-   * Tells the other replicas that `key` was just read fresh (stored anew, or removed): each drops
-   * its in-process copy, so its next read takes what Redis holds. Told before the refreshing
-   * caller is answered; Redis failing, the others keep their copy until it expires.
-   */
-  private async announceRefresh(key: string) {
-    const { redis } = this.options
-    if (!redis) return
-    await redis
-      .guard(() => redis.client.publish(REFRESHED_CHANNEL, `${this.instance} ${key}`))
-      .catch(() => {})
+  /** Reads of `key` waiting in their lanes here are taken out: it is sent, or answered. */
+  private withdrawQueued(key: string) {
+    const waiting = this.queued.get(key)
+    this.queued.delete(key)
+    for (const withdraw of waiting ?? []) withdraw()
   }
 
-  private refreshedElsewhere(message: string) {
-    const cut = message.indexOf(' ')
-    if (message.slice(0, cut) === this.instance) return
-    this.inProcess.delete(`${PREFIX}:${message.slice(cut + 1)}`)
+  /** Stops checking the holders of reads waited for. */
+  close(): void {
+    this.remote.close()
   }
 
-  async close(): Promise<void> {
-    await this.bento.disconnectAll()
+  private sentElsewhere(redisKey: string, owner: string) {
+    const key = unprefixed(redisKey)
+    if (this.sending.has(key) || !this.queued.has(key)) return
+    this.remote.expect(key, owner)
+    this.withdrawQueued(key)
+  }
+
+  /** Every replica hears every read landing: only those this process holds or waits for are
+   *  parsed (a refresh replaces what it holds). */
+  private landed(redisKey: string, stored: string, flags: string, instance: string) {
+    const key = unprefixed(redisKey)
+    const waited = this.remote.ownerOf(key) !== undefined
+    if (!waited && !this.queued.has(key) && !this.tier.has(key)) return
+    const entry = decode(stored)
+    if (!entry) return
+    if (flags !== 'n' && instance !== this.instance) this.tier.set(key, entry)
+    this.remote.settle(key, entry)
+    if (flags !== 'n') this.withdrawQueued(key)
   }
 }
 
-const lockKey = (key: string) => `gw:loading:${key}`
+const unprefixed = (redisKey: string) => redisKey.slice(PREFIX.length)
 
-/**
- * Seconds an answer may be reused, from the upstream's `Cache-Control` (`s-maxage` before
- * `max-age`): 0 for `no-store` or `no-cache`; undefined when it says nothing (the default TTL).
- */
-export function ttlOf(cacheControl: string | undefined): number | undefined {
-  if (!cacheControl) return undefined
-  const directives = cacheControl.toLowerCase().split(',')
-  let maxAge: number | undefined
-  for (const directive of directives) {
-    const [name, value] = directive.trim().split('=')
-    if (name === 'no-store' || name === 'no-cache') return 0
-    if (name === 's-maxage' || (name === 'max-age' && maxAge === undefined)) {
-      const seconds = Number(value?.replace(/"/g, ''))
-      if (Number.isInteger(seconds) && seconds >= 0) maxAge = seconds
-    }
-  }
-  return maxAge
+/** How long the stale entry a lock replaced is still kept (ms; 0 when none). */
+function keptMs(stale: string | undefined): number {
+  const entry = stale === undefined ? undefined : decode(stale)
+  return entry ? entry.keptUntil - Date.now() : 0
 }
 
-/** The promise, or an AbortError as soon as the signal aborts. */
+/** The promise, or the signal's reason as soon as it aborts. */
 function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason)
   return new Promise((resolve, reject) => {
@@ -309,11 +360,4 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener('abort', onAbort, { once: true })
     promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
   })
-}
-
-/** Freezes an answer and everything in it: one object is served to every operation that reads it. */
-function deepFreeze(value: unknown): void {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return
-  Object.freeze(value)
-  for (const inner of Object.values(value)) deepFreeze(inner)
 }

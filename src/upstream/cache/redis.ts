@@ -2,8 +2,8 @@ import { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 
 /**
- * The one Redis connection of a process (REDIS_URL), shared by the read cache, the in-flight
- * locks and the rate limiter. Redis is an optimisation here, never a dependency: every command
+ * The one Redis connection of a process (REDIS_URL), shared by the read cache, the locks of
+ * reads in flight and the rate limiter. Redis is an optimisation here, never a dependency: every command
  * fails fast when Redis is down or slow (no offline queue, no per-command retries, a short
  * command timeout), and after a failure Redis is left alone for a few seconds (one breaker for
  * every use), so a request is delayed by one short timeout at most, then served straight from
@@ -21,13 +21,6 @@ export class RedisUnavailable extends Error {
     super('Redis is unavailable')
   }
 }
-
-/** How long a lock outlives its holder's last renewal. */
-const LOCK_MS = 1000
-/** Deletes (or renews) the key only if it still holds `owner`: a lock that expired and was taken
- *  by someone else is not touched by its first owner. */
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`
-const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`
 
 export class RedisLink {
   readonly client: Redis
@@ -100,31 +93,6 @@ export class RedisLink {
   }
 
   /**
-   * Holds the lock `key` for `owner` while the caller works: a short expiry, renewed every third
-   * of it, so a holder that crashed or lost Redis lets go within LOCK_MS. Answers `held` when
-   * someone else has it, `unavailable` when Redis fails (the caller goes on without it), and
-   * otherwise the function that releases it.
-   */
-  async hold(key: string, owner: string): Promise<'held' | 'unavailable' | (() => void)> {
-    let set: string | null
-    try {
-      set = await this.guard(() => this.client.set(key, owner, 'PX', LOCK_MS, 'NX'))
-    } catch {
-      return 'unavailable'
-    }
-    if (set !== 'OK') return 'held'
-    const renew = setInterval(() => {
-      this.guard(() => this.client.eval(RENEW, 1, key, owner, LOCK_MS)).catch(() => {})
-    }, LOCK_MS / 3)
-    renew.unref()
-    return () => {
-      clearInterval(renew)
-      // Past the breaker: a lock left behind would keep other replicas waiting until it expires.
-      this.client.eval(RELEASE, 1, key, owner).catch(() => {})
-    }
-  }
-
-  /**
    * Hands `listener` every message any replica publishes on `channel`. Every subscription of the
    * process shares one connection of its own (a subscribed connection can send nothing else),
    * which subscribes again on every 'ready': Redis down at start and reconnections are covered;
@@ -141,15 +109,6 @@ export class RedisLink {
     })
     subscriber.on('message', (from: string, message: string) => this.listeners.get(from)?.(message))
     this.subscriber = subscriber
-  }
-
-  /** Whether someone holds `key`; false when Redis fails (the caller then loads itself). */
-  async held(key: string): Promise<boolean> {
-    try {
-      return (await this.guard(() => this.client.exists(key))) === 1
-    } catch {
-      return false
-    }
   }
 
   async close(): Promise<void> {

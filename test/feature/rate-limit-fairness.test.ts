@@ -1,0 +1,136 @@
+import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest'
+import { DEMO_TOKEN } from '../../src/demo-upstream/server.js'
+import type { Answer } from '../../src/upstream/begin.js'
+import { SendGate } from '../../src/upstream/gate.js'
+import { bigList } from '../support/fixtures.js'
+import { connectedWith, REDIS_SKIP_REASON, redisAvailable, startRedis } from '../support/redis.js'
+import { type Client, startStack } from '../support/stack.js'
+
+/**
+ * UPSTREAM_RATE_LIMIT's turns are shared round robin between the callers of one token: a caller
+ * with a burst of reads cannot take every turn, another caller's read gets the turn after the
+ * one the burst holds. In one process and across replicas sharing Redis. CALLER_RATE_LIMIT holds
+ * one caller, not the others. Asserts on the order the turns were given in (on a busy machine
+ * requests reach the upstream later than their turns, and not always in their order), and on
+ * times only as lower bounds: a busy machine makes calls later, never earlier.
+ */
+
+const rate = 10
+const heavyQuery = `{ list(listId: ${bigList.id}) { companies(first: 30) { nodes { financials(first: 1) { totalCount } } } } }`
+const outsider = bigList.members[100]?.company
+if (!outsider) throw new Error('list 1001 has fewer than 101 members')
+const lightQuery = `{ company(country: ${outsider.country}, number: "${outsider.companyNumber}") { financials(first: 1) { totalCount } } }`
+const lightPath = `/v1/companies/${outsider.country}/${outsider.companyNumber}/financials`
+
+const stack = await startStack({ upstreamToken: DEMO_TOKEN, upstreamRateLimit: rate })
+const { demo } = stack
+const ask = (replica: Client, caller: string, query: string) =>
+  replica.post(query, {}, { authorization: `Bearer ${caller}` })
+
+/**
+ * Until the test ends, the turns the gate decided, in order: each request's caller (its lane),
+ * whether it may be sent now (`go`) or asks again in `waitMs` (its turn is then reserved).
+ */
+function watchTurns() {
+  const turns: { lane: string; kind: string; waitMs: number }[] = []
+  const answer = SendGate.prototype.answer
+  const spy = vi.spyOn(SendGate.prototype, 'answer').mockImplementation(function (
+    this: SendGate,
+    request,
+    horizon,
+  ) {
+    const lane = request.scope.fairnessKey
+    const record = (a: Answer) =>
+      turns.push({ lane, kind: a.kind, waitMs: 'waitMs' in a ? a.waitMs : 0 })
+    const decided = answer.call(this, request, horizon)
+    if ('then' in decided) decided.then(record)
+    else record(decided)
+    return decided
+  })
+  onTestFinished(() => spy.mockRestore())
+  return turns
+}
+
+/** The turns the first caller was given before the second asked, and the second's first turn. */
+function turnsOf(turns: { lane: string; kind: string; waitMs: number }[]) {
+  const [first, second] = [...new Set(turns.map((t) => t.lane))]
+  const asked = turns.findIndex((t) => t.lane === second)
+  const before = turns.slice(0, asked).filter((t) => t.lane === first && t.kind === 'go').length
+  return { before, given: turns[asked] }
+}
+
+/** A heavy caller's 32 reads on `heavy`, then one read of another caller on `light`. */
+async function burstThenOneRead(heavy: Client, light: Client) {
+  const turns = watchTurns()
+  const burst = ask(heavy, 'heavy', heavyQuery)
+  // The bucket's second's worth went to the burst; its next reads wait for their turns.
+  await demo.waitForCalls((calls) => calls.length >= rate)
+  const one = ask(light, 'light', lightQuery)
+  const [heavyAnswer, lightAnswer] = await Promise.all([burst, one])
+  expect(heavyAnswer.body.errors).toBeUndefined()
+  expect(lightAnswer.body.errors).toBeUndefined()
+  expect(demo.calls()).toHaveLength(33)
+  return turnsOf(turns)
+}
+
+/**
+ * When the light caller asked, the heavy caller's burst held one reserved turn (at most 1/rate
+ * away): the light read's turn is reserved right after it, at most two turns away. With turns in
+ * arrival order it would come after every read of the burst still waiting: about 2 s away.
+ */
+const notBehindTheBurst = ({ before, given }: ReturnType<typeof turnsOf>) => {
+  expect(before).toBeGreaterThanOrEqual(rate)
+  expect(given?.kind).toBe('later')
+  expect(given?.waitMs).toBeLessThanOrEqual((2 * 1000) / rate + 1)
+}
+
+describe('in one process', () => {
+  it('a light caller’s read takes the turn after the one a heavy caller’s burst holds, not the 33rd', async () => {
+    notBehindTheBurst(await burstThenOneRead(stack, stack))
+  })
+})
+
+describe('CALLER_RATE_LIMIT', () => {
+  it('holds one caller to its rate while another caller’s read goes at once', async () => {
+    const limited = stack.replica({ upstreamRateLimit: undefined, callerRateLimit: 2 })
+    const turns = watchTurns()
+    const started = Date.now()
+    const heavy = ask(
+      limited,
+      'heavy',
+      `{ list(listId: ${bigList.id}) { companies(first: 4) { nodes { financials(first: 1) { totalCount } } } } }`,
+    )
+    // Its bucket holds one second's worth: two reads, then one every 500 ms.
+    await demo.waitForCalls((calls) => calls.length >= 2)
+    const light = ask(limited, 'light', lightQuery)
+    const [heavyAnswer, lightAnswer] = await Promise.all([heavy, light])
+    expect(heavyAnswer.body.errors).toBeUndefined()
+    expect(lightAnswer.body.errors).toBeUndefined()
+    // Its first turn was given as soon as it asked.
+    expect(turnsOf(turns).given?.kind).toBe('go')
+    const calls = demo.calls()
+    expect(calls.map((c) => c.path)).toContain(lightPath)
+    const heavyTimes = calls.filter((c) => c.path !== lightPath).map((c) => c.at)
+    expect(heavyTimes).toHaveLength(6)
+    // The k-th (from 0) comes no earlier than (k - 1) × 500 ms after the first could (a few ms
+    // allowed: clocks read whole milliseconds).
+    const early = heavyTimes.filter((at, k) => at < started + (k - 1) * 500 - 5)
+    expect(early).toEqual([])
+  })
+})
+
+describe.skipIf(!redisAvailable)(
+  redisAvailable ? 'across replicas' : `across replicas: skipped, ${REDIS_SKIP_REASON}`,
+  async () => {
+    const redis = redisAvailable ? await startRedis() : undefined
+    afterAll(() => redis?.stop())
+
+    it('a light caller’s read on one replica is not queued behind a burst on another', async () => {
+      const [one, two] = await connectedWith(redis?.url ?? '', 4, () =>
+        [1, 2].map(() => stack.replica({ redisUrl: redis?.url })),
+      )
+      if (!one || !two) throw new Error('no replicas')
+      notBehindTheBurst(await burstThenOneRead(one, two))
+    })
+  },
+)

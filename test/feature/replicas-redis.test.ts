@@ -1,0 +1,82 @@
+import { Redis } from 'ioredis'
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest'
+import { DEMO_TOKEN } from '../../src/demo-upstream/server.js'
+import { bigList } from '../support/fixtures.js'
+import {
+  commandsSince,
+  connectedWith,
+  REDIS_SKIP_REASON,
+  redisAvailable,
+  startRedis,
+} from '../support/redis.js'
+import { type Client, startStack } from '../support/stack.js'
+
+/**
+ * Sharing holds as replicas grow: four replicas on one Redis, five identical traversals at once on
+ * each, cache cold, 40 ms upstream latency, make about the calls of one traversal, and Redis
+ * works little for it: replicas waiting for a read are told when it lands (no polling). Counts
+ * are the demo upstream's own log and Redis's own INFO commandstats (commands scripts run
+ * counted too).
+ */
+
+const TRAVERSAL = `query Traversal($listId: Int!, $companies: Int!) {
+  list(listId: $listId) {
+    name
+    companies(first: $companies) {
+      edges {
+        matchedSince
+        node {
+          name
+          financials(first: 1) { nodes { endDate profitability { revenue } } }
+          lookalikes(first: 3) { edges { score node { name financials(first: 1) { nodes { endDate } } } } }
+          shareholders { percentage company { name } }
+        }
+      }
+    }
+  }
+}`
+
+const stack = await startStack({ cacheTtlSeconds: 300, upstreamToken: DEMO_TOKEN })
+const { demo } = stack
+const traverse = (replica: Client) =>
+  replica.post(TRAVERSAL, { listId: bigList.id, companies: 40 }, { authorization: 'Bearer caller' })
+
+describe.skipIf(!redisAvailable)(
+  redisAvailable ? 'four replicas on one Redis' : `four replicas: skipped, ${REDIS_SKIP_REASON}`,
+  async () => {
+    const redis = redisAvailable ? await startRedis() : undefined
+    afterAll(() => redis?.stop())
+
+    it('five identical traversals at once on each of four replicas, cache cold: the calls of about one, at most 3 Redis commands per call', async () => {
+      // One traversal's calls, on a replica of its own (cache cold, no Redis).
+      const alone = await traverse(stack.replica())
+      expect(alone.body.errors).toBeUndefined()
+      const one = demo.calls().length
+      expect(one).toBeGreaterThan(200)
+
+      demo.reset()
+      demo.latencyMs = 40
+      const url = redis?.url ?? ''
+      const replicas = await connectedWith(url, 8, () =>
+        [1, 2, 3, 4].map(() => stack.replica({ redisUrl: url })),
+      )
+      const probe = new Redis(url)
+      onTestFinished(() => probe.disconnect())
+      await commandsSince(probe)
+      const answers = await Promise.all(
+        replicas.flatMap((replica) => Array.from({ length: 5 }, () => traverse(replica))),
+      )
+      const commands = await commandsSince(probe)
+      for (const answer of answers) {
+        expect(answer.body.errors).toBeUndefined()
+        expect(answer.body.data).toEqual(alone.body.data)
+      }
+      const calls = demo.calls().length
+      const total = Object.values(commands).reduce((sum, n) => sum + n, 0)
+      // Printed when it fails: which commands, how many.
+      expect({ calls, one, total, commands }).toSatisfy(
+        () => calls <= 1.05 * one && total <= 3 * calls,
+      )
+    })
+  },
+)

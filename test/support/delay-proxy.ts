@@ -1,0 +1,52 @@
+import { once } from 'node:events'
+import { createServer, type Socket, connect as tcpConnect } from 'node:net'
+
+/**
+ * A TCP proxy in front of a server (Redis) that holds every chunk `delayMs` in each direction,
+ * so a round trip costs 2 × `delayMs`, and counts the round trips made through it: an exchange
+ * starts whenever a client sends after it last heard from the server (commands written together,
+ * a pipeline or a script, are one). Closed with `close()`.
+ */
+export interface DelayProxy {
+  url: string
+  /** Exchanges made so far, over every connection. */
+  exchanges(): number
+  close(): Promise<void>
+}
+
+export async function startDelayProxy(targetPort: number, delayMs: number): Promise<DelayProxy> {
+  let exchanges = 0
+  const sockets = new Set<Socket>()
+  const server = createServer((client) => {
+    const target = tcpConnect(targetPort, '127.0.0.1')
+    sockets.add(client).add(target)
+    let lastHeard: 'client' | 'server' = 'server'
+    const forward = (from: Socket, to: Socket, side: 'client' | 'server') => {
+      from.on('data', (chunk) => {
+        if (side === 'client' && lastHeard === 'server') exchanges++
+        lastHeard = side
+        // Chunks keep their order: each is held the same time from when it arrived.
+        setTimeout(() => {
+          if (!to.destroyed) to.write(chunk)
+        }, delayMs)
+      })
+      from.on('close', () => setTimeout(() => to.destroy(), delayMs))
+      from.on('error', () => {})
+    }
+    forward(client, target, 'client')
+    forward(target, client, 'server')
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const address = server.address()
+  const port = typeof address === 'object' && address ? address.port : 0
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    exchanges: () => exchanges,
+    close: async () => {
+      for (const socket of sockets) socket.destroy()
+      server.close()
+      await once(server, 'close')
+    },
+  }
+}
