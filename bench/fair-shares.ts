@@ -9,8 +9,8 @@ import { median } from './stats.js'
  * statement: one upstream read) alone, and under another caller's heavy load of four kinds, at
  * 50 ms upstream latency and UPSTREAM_MAX_CONNECTIONS=2, so that anything queued shows:
  * - 30 operations at once of one other caller (7 reads each, kept going);
- * - the same 30 operations, each with a made-up token: 30 callers, as long as callers are not
- *   verified (issue 21's authentication closes this; measured as it stands);
+ * - the same 30 operations, each with a made-up token: with UPSTREAM_TOKEN and no verification
+ *   callers are told apart by address only, so still one caller (it came 30 before);
  * - cache on, behind a queued shared read: the other caller's 100 statement reads are queued and
  *   the light read is one of them (the 81st);
  * - UPSTREAM_RATE_LIMIT=10 and 32 connections, after the other caller's burst of 42 reads.
@@ -26,8 +26,15 @@ const members = data.lists.find((l) => l.id === listId)?.members.map((m) => m.co
 /** Companies outside the first 100 of the list: each light read a company of its own. */
 const outsiders = data.companies.filter((c) => !members.slice(0, 100).includes(c))
 
+/** The light caller: another machine than the heavy one (the gateway verifies no caller here). */
 const light = (gateway: Gateway, i: number, company = outsiders[i]) =>
-  run(gateway, LIGHT, { country: company?.country, number: company?.companyNumber }, 'light')
+  run(
+    gateway,
+    LIGHT,
+    { country: company?.country, number: company?.companyNumber },
+    'light',
+    '10.0.0.2',
+  )
 
 export async function fairShares(demo: DemoThread) {
   console.log(

@@ -16,6 +16,8 @@ export function gatewayWith(demo: DemoThread, overrides: Partial<GatewayConfig>)
   })
 }
 export type Gateway = ReturnType<typeof gatewayWith>
+/** What yoga.fetch passes on to the context as the server's (node:http's `req` among it). */
+type ServerContext = Parameters<Gateway['yoga']['fetch']>[2]
 
 interface Cost {
   estimated: number
@@ -29,19 +31,42 @@ export interface Answer {
   extensions?: { cost?: Cost; cache?: { stale: boolean; staleReads: number } }
 }
 
-/** One operation through the gateway, as `caller` (its bearer token) sends it; errors included. */
-export async function ask(gateway: Gateway, query: string, variables: object, caller = 'bench') {
-  const response = await gateway.yoga.fetch('http://bench/graphql', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${caller}` },
-    body: JSON.stringify({ query, variables }),
-  })
+/**
+ * One operation through the gateway, as `caller` (its bearer token) sends it from `address` (the
+ * gateway tells unverified callers apart by it); errors included.
+ */
+export async function ask(
+  gateway: Gateway,
+  query: string,
+  variables: object,
+  caller = 'bench',
+  address = BENCH_ADDRESS,
+) {
+  const response = await gateway.yoga.fetch(
+    'http://bench/graphql',
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${caller}` },
+      body: JSON.stringify({ query, variables }),
+    },
+    // As node:http hands it to yoga: the socket's remote address.
+    { req: { socket: { remoteAddress: address } } } as unknown as ServerContext,
+  )
   return (await response.json()) as Answer
 }
 
 /** One operation that must not fail. */
-export async function run(gateway: Gateway, query: string, variables: object, caller = 'bench') {
-  const body = await ask(gateway, query, variables, caller)
+/** The address operations come from unless told otherwise. */
+export const BENCH_ADDRESS = '10.0.0.1'
+
+export async function run(
+  gateway: Gateway,
+  query: string,
+  variables: object,
+  caller = 'bench',
+  address = BENCH_ADDRESS,
+) {
+  const body = await ask(gateway, query, variables, caller, address)
   if (body.errors) throw new Error(`errors: ${JSON.stringify(body.errors).slice(0, 300)}`)
   return body
 }
