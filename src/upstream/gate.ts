@@ -227,11 +227,18 @@ class Waiting implements Ticket {
     )
   }
 
+  /** No turn before the deadline: says whether the upstream's 429 or a setting holds it back. */
   private noTurn(waitMs: number, own: boolean) {
+    const { limiter } = this.gate
+    const paused = limiter?.pausedUntil(this.request.tokenKey)
+    const why =
+      paused !== undefined
+        ? `the upstream answered 429 and asked to wait ${Math.ceil((paused - Date.now()) / 1000)} s (Retry-After) before this token reads again`
+        : `the rate limit (${limiter?.settings.join(', ')}) has no turn free`
     return new UpstreamError(
       'RATE_LIMITED',
       this.request.endpoint,
-      'not read: the upstream rate limit (UPSTREAM_RATE_LIMIT, CALLER_RATE_LIMIT) has no turn free before the deadline',
+      `not read: ${why}, and the wait would end after this read's deadline`,
       { retryAfterSeconds: Math.ceil(waitMs / 1000), callersOwn: own },
     )
   }

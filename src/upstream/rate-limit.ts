@@ -155,6 +155,14 @@ export class UpstreamRateLimiter {
     redis?.subscribe(PAUSE_CHANNEL, (message) => this.received(message))
   }
 
+  /** The settings that limit the rate, by name: what a request refused a turn is told. */
+  get settings(): string[] {
+    return [
+      ...(this.token.interval > 0 ? ['UPSTREAM_RATE_LIMIT'] : []),
+      ...(this.caller.interval > 0 ? ['CALLER_RATE_LIMIT'] : []),
+    ]
+  }
+
   /** T, τ of the token's bucket and of the caller's, as TURN_LUA takes them. */
   get spacing(): number[] {
     const { token, caller } = this

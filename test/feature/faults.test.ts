@@ -104,6 +104,11 @@ describe('upstream faults', () => {
     })
     expect(new Set(next.errors?.map((e) => e.extensions?.code))).toEqual(new Set(['RATE_LIMITED']))
     expect(next.errors?.[0]?.extensions?.retryAfterSeconds).toBeGreaterThan(25)
+    // Said as it happened: the upstream asked to wait; no rate limit is set.
+    for (const error of next.errors ?? []) {
+      expect(error.message).toMatch(/the upstream answered 429 and asked to wait (29|30) s/)
+      expect(error.message).not.toContain('UPSTREAM_RATE_LIMIT')
+    }
     expect(demo.calls()).toEqual([])
   })
 
