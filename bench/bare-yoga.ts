@@ -9,8 +9,8 @@ import { Pool } from 'undici'
  * (List { name companies }, Company { lookalikes shareholders }), resolvers that read the demo
  * upstream with an undici Pool, and nothing else: no cost estimate, cache, DataLoader, response
  * validation, logging, metrics or tracing. It makes the same upstream reads as the gateway (for
- * the one-company query one, GET /v1/companies/{country}/{number}/financials?limit=5&offset=0:
- * name and place come from that answer's identifier).
+ * the one-company query one, GET /v1/companies/{country}/{number}/financials?limit=500&offset=0:
+ * every statement, ordered newest first here, and name and place from its identifier).
  *
  * Run by bench/run.ts as a child process: UPSTREAM_URL, UPSTREAM_TOKEN, UPSTREAM_MAX_CONNECTIONS
  * (32 unless set), PORT (0: any); prints `bare-yoga listening at <url>` once it listens; stops
@@ -32,18 +32,18 @@ interface Identifier {
 }
 interface FinancialsBody {
   identifier: Identifier
-  data: unknown[]
+  data: { endDate: string }[]
   pagination: { total: number }
 }
 /**
  * A company as resolvers see it: its key, its name and place when the answer that led to it
- * carried them, and this request's reads of its financials.
+ * carried them, and this request's read of its statements.
  */
 interface CompanyRef {
   country: string
   number: string
   known?: Identifier
-  reads: Map<number, Promise<FinancialsBody>>
+  statements?: Promise<FinancialsBody>
 }
 
 /**
@@ -73,32 +73,18 @@ const companyRef = (key: Identifier): CompanyRef => ({
   country: key.country,
   number: key.companyNumber,
   ...('name' in key ? { known: key } : {}),
-  reads: new Map(),
 })
 
-const readFinancials = (company: CompanyRef, limit: number) =>
-  read<FinancialsBody>(companyPath(company, `financials?limit=${limit}&offset=0`))
-
-function financialsOf(company: CompanyRef, limit: number) {
-  let read = company.reads.get(limit)
-  if (!read) {
-    read = readFinancials(company, limit)
-    company.reads.set(limit, read)
-  }
-  return read
+/** Every statement of the company in one read (up to 500), made once per request. */
+function statementsOf(company: CompanyRef) {
+  company.statements ??= read<FinancialsBody>(companyPath(company, 'financials?limit=500&offset=0'))
+  return company.statements
 }
 
-/**
- * Name or place from the answer that led to the company, else from the financials read of this company already started in this request
- * (graphql-js calls every field resolver of the company before any of them resumes, so after
- * one microtask financials has started its read), else from a read of one record.
- */
+/** Name or place from the answer that led to the company, else from its statements' read. */
 async function identity(company: CompanyRef, field: 'name' | 'place') {
   if (company.known) return company.known[field] ?? null
-  await undefined
-  const [started] = company.reads.values()
-  const body = await (started ?? financialsOf(company, 1))
-  return body.identifier[field] ?? null
+  return (await statementsOf(company)).identifier[field] ?? null
 }
 
 const schema = createSchema<Record<string, never>>({
@@ -154,7 +140,6 @@ const schema = createSchema<Record<string, never>>({
       company: (_root: unknown, args: { country: string; number: string }): CompanyRef => ({
         country: args.country,
         number: args.number,
-        reads: new Map(),
       }),
       // The list's details and its companies are read at once, as the gateway does for a list
       // whose type it knows.
@@ -179,8 +164,9 @@ const schema = createSchema<Record<string, never>>({
       name: (company: CompanyRef) => identity(company, 'name'),
       place: (company: CompanyRef) => identity(company, 'place'),
       financials: async (company: CompanyRef, args: { first?: number | null }) => {
-        const body = await financialsOf(company, args.first ?? 20)
-        return { nodes: body.data, totalCount: body.pagination.total }
+        const body = await statementsOf(company)
+        const newest = body.data.toSorted((a, b) => b.endDate.localeCompare(a.endDate))
+        return { nodes: newest.slice(0, args.first ?? 20), totalCount: body.pagination.total }
       },
       lookalikes: async (company: CompanyRef, args: { first?: number | null }) => {
         const body = await read<{ data: { companyId: Identifier; score: number }[] }>(

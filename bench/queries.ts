@@ -42,7 +42,7 @@ export const SMALL = `query CompanyFinancials($country: Country!, $number: Strin
 
 /**
  * The headline one-company query: name, place and 5 full financial periods. The gateway answers
- * it with one upstream read, GET /v1/companies/{country}/{number}/financials?limit=5&offset=0
+ * it with one upstream read, GET /v1/companies/{country}/{number}/financials?limit=500&offset=0
  * (name and place come with the statements' identifier).
  */
 export const ONE_COMPANY = `query OneCompany($country: Country!, $number: String!) {

@@ -46,7 +46,7 @@ export const spread: Op[] = Array.from({ length: COMPANY_SPREAD }, (_, i) => {
  * statements, whose identifier carries name and place.
  */
 export const readsOf = (op: Op) => [
-  `/v1/companies/${op.company.country}/${encodeURIComponent(op.company.companyNumber)}/financials?limit=5&offset=0`,
+  `/v1/companies/${op.company.country}/${encodeURIComponent(op.company.companyNumber)}/financials?limit=500&offset=0`,
 ]
 
 interface GraphQLAnswer {

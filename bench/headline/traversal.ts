@@ -75,7 +75,7 @@ export function directTraversal(demoUrl: string) {
     }
     const of = (c: Identified['identifier'], resource: string) =>
       `/v1/companies/${c.country}/${encodeURIComponent(c.companyNumber)}/${resource}`
-    const statement = 'financials?limit=1&offset=0'
+    const statement = 'financials?limit=500&offset=0'
     const [, page] = await Promise.all([
       read(`/v1/lists/${listId}`),
       read<{ data: Identified[] }>(`/v1/lists/${listId}/companies?limit=40&offset=0`),

@@ -2,7 +2,7 @@ import DataLoader from 'dataloader'
 import type { Endpoint } from '../upstream/endpoint.js'
 import { UpstreamError } from '../upstream/errors.js'
 import type { CompanyIdentifier, CompanyKey } from '../upstream/resources/common.js'
-import { financials } from '../upstream/resources/financials.js'
+import { financials, statementsFrom } from '../upstream/resources/financials.js'
 import { eachSettled, type UpstreamReader } from './upstream-reader.js'
 
 export const companyKeyString = (company: CompanyKey) =>
@@ -56,7 +56,7 @@ export class CompanyDirectory {
 
   /**
    * The company's identifier (its name and place): from an answer in hand, else from the first
-   * of the reads made for it that succeeds (the smallest one that names it is made if none is).
+   * of the reads made for it that succeeds (the read of its statements is made if none is).
    * When every one fails, the answers still on their way in this operation are waited for (one
    * of them may name the company too, as a list's members do), so the name does not depend on
    * which read came first; then NOT_FOUND if the upstream said 404, else the first failure.
@@ -74,9 +74,9 @@ export class CompanyDirectory {
     const key = companyKeyString(company)
     const known = this.known.get(key)
     if (known) return known
-    // The smallest answer that carries the identifier: one financial record.
+    // The read of its statements that Company.financials makes: asking for both costs one call.
     const reads = this.readsOf.get(key) ?? [
-      this.read(financials, { company, limit: 1, offset: 0 }).then((r) => r.identifier),
+      this.read(financials, statementsFrom(company)).then((r) => r.identifier),
     ]
     try {
       return await Promise.any(reads)

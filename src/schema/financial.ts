@@ -1,9 +1,11 @@
-import { type Financial, financials } from '../upstream/resources/financials.js'
+import type { Context } from '../context.js'
+import type { CompanyKey } from '../upstream/resources/common.js'
+import { type Financial, financials, statementsFrom } from '../upstream/resources/financials.js'
 import { builder } from './builder.js'
 import { CompanyType } from './company.js'
-import { connectionKey, pageOverOffsets, sliceOf } from './paging.js'
+import { connectionKey, pageOverOffsets, type Slice } from './paging.js'
 import { readBacked } from './semantic-non-null.js'
-import { pagedCost } from './upstream-cost.js'
+import { unpagedCost } from './upstream-cost.js'
 
 /**
  * Financial statements. Amounts are in the upstream's reporting currency and unit, which the
@@ -157,21 +159,74 @@ const FinancialType = builder.objectRef<Financial>('Financial').implement({
   }),
 })
 
+const FinancialOrder = builder.enumType('FinancialOrder', {
+  description: 'Order of financial statements, by bookkeeping period.',
+  values: {
+    PERIOD_END_DESC: {
+      description:
+        'Newest period first: latest endDate, then latest startDate, then latest dateReceived (the default).',
+    },
+    PERIOD_END_ASC: { description: 'Oldest period first: exactly the reverse of PERIOD_END_DESC.' },
+  },
+})
+
+/** ISO dates (YYYY-MM-DD) compare as text; an unknown one comes before every known one. */
+function byDate(x: string | null, y: string | null): number {
+  const [a, b] = [x ?? '', y ?? '']
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+const newestFirst = (a: Financial, b: Financial) =>
+  byDate(b.endDate, a.endDate) ||
+  byDate(b.startDate, a.startDate) ||
+  byDate(b.dateReceived, a.dateReceived)
+
+/**
+ * Every statement of a company, newest period first. The upstream documents no order, so they
+ * are read whole and sorted here: one read of up to 500 (the one that names the company too),
+ * then, for a company with more, the next ones until the total, each drawn from the budget.
+ */
+async function statementsOf(company: CompanyKey, ctx: Context): Promise<Slice<Financial>> {
+  const items: Financial[] = []
+  for (;;) {
+    const page = await ctx.loaders.companies.read(financials, statementsFrom(company, items.length))
+    items.push(...page.data)
+    // An empty page ends them too, whatever total the upstream claims.
+    if (items.length >= page.pagination.total || page.data.length === 0) {
+      return { items: items.sort(newestFirst), total: page.pagination.total }
+    }
+  }
+}
+
 builder.objectField(CompanyType, 'financials', (t) =>
   t.connection(
     {
       ...readBacked,
       type: FinancialType,
       description:
-        'Financial statements per bookkeeping period, in the order the upstream gives them (it does not document one). Relay paging: first/after forward, last/before backward; at most 500 per page, 20 by default.',
-      extensions: pagedCost({ namesCompany: true }),
-      resolve: (company, args, ctx) =>
-        pageOverOffsets(
-          connectionKey('financials', company.country, company.companyNumber),
+        "Financial statements, newest bookkeeping period first (by endDate), whatever order the upstream keeps; `orderBy` turns it round. The gateway reads the company's statements whole (one upstream call for up to 500, shared by every page and by the company's name) and pages them. Relay paging: first/after forward, last/before backward; at most 500 per page, 20 by default.",
+      args: {
+        orderBy: t.arg({
+          type: FinancialOrder,
+          defaultValue: 'PERIOD_END_DESC',
+          required: false,
+          description: 'PERIOD_END_DESC (newest first, the default) or PERIOD_END_ASC.',
+        }),
+      },
+      extensions: unpagedCost({ namesCompany: true, sharedRead: 'financials' }),
+      resolve: (company, { orderBy, ...args }, ctx) => {
+        // An explicit null is the default: the same order, so the same cursors.
+        const order = orderBy ?? 'PERIOD_END_DESC'
+        return pageOverOffsets(
+          connectionKey('financials', company.country, company.companyNumber, order),
           args,
-          (offset, limit) =>
-            ctx.loaders.companies.read(financials, { company, limit, offset }).then(sliceOf),
-        ),
+          async (offset, limit) => {
+            const { items, total } = await statementsOf(company, ctx)
+            const ordered = order === 'PERIOD_END_DESC' ? items : items.toReversed()
+            return { items: ordered.slice(offset, offset + limit), total }
+          },
+        )
+      },
     },
     { name: 'FinancialConnection', description: 'A page of financial statements.' },
     { name: 'FinancialEdge', description: 'A financial statement and its cursor.' },

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { badUserInput } from '../errors/graphql-errors.js'
+import { MAX_LIMIT } from '../upstream/resources/common.js'
 
 /**
  * Relay cursor paging over the upstream's limit/offset paging: the one helper every connection
@@ -19,7 +20,7 @@ export interface PageArgs {
 }
 
 /** Upstream limit per request, and so the largest page a client may ask for. */
-export const MAX_PAGE = 500
+export const MAX_PAGE = MAX_LIMIT
 export const DEFAULT_PAGE = 20
 
 /** Part of a collection and the collection's size, as one upstream page returns it. */

@@ -83,7 +83,7 @@ describe('company { name financials }', () => {
     expect(demo.calls().map((call) => [call.path, call.query])).toEqual([
       [
         `/v1/companies/${company.country}/${company.companyNumber}/financials`,
-        { limit: '3', offset: '0' },
+        { limit: '500', offset: '0' },
       ],
     ])
   })

@@ -33,11 +33,20 @@ const PAGE = `{
   }
 }`
 
+/** The statements reads of the page's members; any other names a lookalike, and only that. */
+const MEMBER_STATEMENTS = new Set(
+  bigList.members
+    .slice(0, 12)
+    .map(({ company: c }) => `/v1/companies/${c.country}/${c.companyNumber}/financials`),
+)
+
 /** What a read is, told by its path: one of each must be tried. */
 function kindOf(call: ReceivedCall): string {
   if (/^\/v1\/lists\/\d+$/.test(call.path)) return 'list'
   if (call.path.endsWith('/companies')) return 'members'
-  if (call.path.endsWith('/financials')) return call.query.limit === '1' ? 'name' : 'financials'
+  if (call.path.endsWith('/financials')) {
+    return MEMBER_STATEMENTS.has(call.path) ? 'financials' : 'name'
+  }
   return call.path.split('/').at(-1) ?? call.path
 }
 

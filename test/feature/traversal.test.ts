@@ -52,11 +52,11 @@ function expectedCalls(listId: number, count: number): string[] {
     `/v1/lists/${listId}/companies?limit=${count}&offset=0`,
   ])
   for (const member of members) {
-    calls.add(`${path(member, 'financials')}?limit=1&offset=0`)
+    calls.add(`${path(member, 'financials')}?limit=500&offset=0`)
     calls.add(path(member, 'lookalikes'))
     calls.add(path(member, 'relationships'))
     for (const { company } of data.lookalikesOf(member).slice(0, 3)) {
-      calls.add(`${path(company, 'financials')}?limit=1&offset=0`)
+      calls.add(`${path(company, 'financials')}?limit=500&offset=0`)
     }
   }
   return [...calls].sort()

@@ -29,7 +29,12 @@ describe('the estimate', () => {
     [`{ company(${at}) { name financials { totalCount } } }`, 1],
     [`{ company(${at}) { shareholders { name } participations { name } } }`, 1],
     [`{ company(${at}) { lookalikes(first: 5) { nodes { name } } } }`, 6],
-    [`{ company(${at}) { financials(last: 3) { totalCount } } }`, 2],
+    // A company's statements are one read, whatever pages and orders of them are asked.
+    [`{ company(${at}) { financials(last: 3) { totalCount } } }`, 1],
+    [
+      `{ company(${at}) { name a: financials(first: 2) { totalCount } b: financials(last: 3, orderBy: PERIOD_END_ASC) { totalCount } } }`,
+      1,
+    ],
     ['{ lists { nodes { name } } }', 1],
     ['{ lists(first: 600) { nodes { name } } }', 0],
     [

@@ -31,7 +31,10 @@ export type CompanyIdentifier = z.output<typeof companyIdentifier>
 export const companyKey = companyIdentifier.pick({ country: true, companyNumber: true })
 export type CompanyKey = z.output<typeof companyKey>
 
-/** limit/offset of a paged request; limit is at most 500 upstream. */
+/** The largest `limit` the upstream takes on every paged endpoint. */
+export const MAX_LIMIT = 500
+
+/** limit/offset of a paged request; limit is at most MAX_LIMIT. */
 export interface Page {
   limit: number
   offset: number

@@ -1,6 +1,13 @@
 import { z } from 'zod'
 import { defineEndpoint } from '../endpoint.js'
-import { type CompanyKey, companyIdentifier, companyPath, type Page, pagination } from './common.js'
+import {
+  type CompanyKey,
+  companyIdentifier,
+  companyPath,
+  MAX_LIMIT,
+  type Page,
+  pagination,
+} from './common.js'
 
 /** Financial statements of a company: GET /v1/companies/{country}/{number}/financials. */
 
@@ -59,3 +66,13 @@ export const financials = defineEndpoint(
   }),
   z.object({ identifier: companyIdentifier, data: z.array(financial), pagination }),
 )
+
+/**
+ * The read of a company's statements from `offset`, as many as the upstream gives at once: the
+ * upstream documents no order, so the gateway reads them whole and orders them itself.
+ */
+export const statementsFrom = (company: CompanyKey, offset = 0) => ({
+  company,
+  limit: MAX_LIMIT,
+  offset,
+})
