@@ -29,12 +29,9 @@ let upstreamUrl = config.upstreamUrl
 let upstreamToken = config.upstreamToken
 if (upstreamUrl === undefined) {
   // Loaded only here: production, which sets UPSTREAM_URL, never loads the demo's code and data.
-  const [{ DEMO_TOKEN, DemoUpstream }, { readDemoSettings, shown }, { adminNote }] =
-    await Promise.all([
-      import('./demo-upstream/server.js'),
-      import('./demo-upstream/settings.js'),
-      import('./demo-upstream/admin.js'),
-    ])
+  const { DEMO_TOKEN, DemoUpstream } = await import('./demo-upstream/server.js')
+  const { readDemoSettings, shown } = await import('./demo-upstream/settings.js')
+  const { adminNote } = await import('./demo-upstream/admin.js')
   const read = readDemoSettings(process.env)
   if (!read.ok) {
     console.error(read.message)
