@@ -1,4 +1,7 @@
+import type { z } from 'zod'
 import { environment, telemetrySettings } from '../src/config.js'
+import { FAULT_KINDS, RESOURCES } from '../src/demo-upstream/faults.js'
+import { demoEnvironment } from '../src/demo-upstream/settings.js'
 import { ERROR_CODES } from '../src/errors/codes.js'
 
 /**
@@ -14,24 +17,28 @@ export interface Setting {
   readonly meaning: string
 }
 
-/** Every setting the gateway reads, in src/config.ts's order. */
-export function settingsCatalogue(): Setting[] {
-  const defaults: Record<string, unknown> = environment.parse({})
-  const validated = Object.entries(environment.shape).map(([name, schema]) => {
-    if (!schema.description) throw new Error(`src/config.ts: ${name} has no .describe()`)
+/** The settings of a zod object of environment variables, each with its default and meaning. */
+function catalogue(schema: z.ZodObject, file: string): Setting[] {
+  const defaults: Record<string, unknown> = schema.parse({})
+  return Object.entries(schema.shape).map(([name, field]) => {
+    if (!field.description) throw new Error(`${file}: ${name} has no .describe()`)
     const value = defaults[name]
     return {
       name,
       default: value === undefined ? 'unset' : `\`${String(value)}\``,
-      meaning: schema.description,
+      meaning: field.description,
     }
   })
+}
+
+/** Every setting the gateway reads, in src/config.ts's order. */
+export function settingsCatalogue(): Setting[] {
   const telemetry = Object.entries(telemetrySettings).map(([name, meaning]) => ({
     name,
     default: 'unset',
     meaning,
   }))
-  return [...validated, ...telemetry]
+  return [...catalogue(environment, 'src/config.ts'), ...telemetry]
 }
 
 /** One markdown table; a cell may hold no line break and escapes `|`. */
@@ -44,11 +51,13 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n')
 }
 
-export const renderSettings = () =>
+const renderCatalogue = (settings: Setting[]) =>
   table(
     ['variable', 'default', 'meaning'],
-    settingsCatalogue().map((s) => [`\`${s.name}\``, s.default, s.meaning]),
+    settings.map((s) => [`\`${s.name}\``, s.default, s.meaning]),
   )
+
+export const renderSettings = () => renderCatalogue(settingsCatalogue())
 
 export const renderErrorCodes = () =>
   table(
@@ -60,10 +69,32 @@ export const renderErrorCodes = () =>
     ]),
   )
 
+const renderDemoSettings = () =>
+  renderCatalogue(catalogue(demoEnvironment, 'src/demo-upstream/settings.ts'))
+
+const renderDemoResources = () =>
+  table(
+    ['resource', 'REST path', 'what reads it'],
+    Object.entries(RESOURCES).map(([name, { rest, reads }]) => [
+      `\`${name}\``,
+      `\`${rest}\``,
+      reads,
+    ]),
+  )
+
+const renderDemoFaults = () =>
+  table(
+    ['fault', 'what the demo does'],
+    Object.entries(FAULT_KINDS).map(([kind, what]) => [`\`${kind}\``, what]),
+  )
+
 /** The generated tables: where each goes and what it holds. */
 export const GENERATED = [
   { page: 'docs/configuration.md', marker: 'settings', render: renderSettings },
   { page: 'docs/errors.md', marker: 'error-codes', render: renderErrorCodes },
+  { page: 'docs/demo-upstream.md', marker: 'demo-settings', render: renderDemoSettings },
+  { page: 'docs/demo-upstream.md', marker: 'demo-resources', render: renderDemoResources },
+  { page: 'docs/demo-upstream.md', marker: 'demo-faults', render: renderDemoFaults },
 ] as const
 
 /**

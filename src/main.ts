@@ -30,11 +30,23 @@ let upstreamToken = config.upstreamToken
 if (upstreamUrl === undefined) {
   // Loaded only here: production, which sets UPSTREAM_URL, never loads the demo's code and data.
   const { DEMO_TOKEN, DemoUpstream } = await import('./demo-upstream/server.js')
-  demo = new DemoUpstream({ languageHeader: config.upstreamLanguageHeader })
+  const { readDemoSettings, shown } = await import('./demo-upstream/settings.js')
+  const { adminNote } = await import('./demo-upstream/admin.js')
+  const read = readDemoSettings(process.env)
+  if (!read.ok) {
+    console.error(read.message)
+    process.exit(1)
+  }
+  demo = new DemoUpstream({
+    languageHeader: config.upstreamLanguageHeader,
+    admin: read.settings.DEMO_ADMIN,
+  })
+  demo.configure(read.settings)
   upstreamUrl = await demo.start()
   upstreamToken ??= DEMO_TOKEN
   logger.info(
-    `No UPSTREAM_URL set: serving demo data from the embedded demo upstream at ${upstreamUrl}`,
+    { demoFaults: shown(demo.faultSettings) },
+    `No UPSTREAM_URL set: serving demo data from the embedded demo upstream at ${upstreamUrl}${adminNote(demo.adminUrl)}`,
   )
 }
 

@@ -1,22 +1,22 @@
 import { z } from 'zod'
 import { createLogger } from '../observability/logger.js'
+import { adminNote } from './admin.js'
 import { DEMO_TOKEN, DemoUpstream } from './server.js'
+import { demoEnvironment, invalidSetting, shown } from './settings.js'
 
 /**
  * The demo upstream as a process of its own, for operators and docker-compose:
  * `npm run demo-upstream`, or `node dist/demo-upstream/main.js` after `npm run build`.
- * Settings from the environment (validated with zod, one line naming a bad variable); stops
- * cleanly on SIGTERM or SIGINT.
+ * Settings from the environment (validated with zod, one line naming a bad variable): its own
+ * below, and the demo's (settings.ts); stops cleanly on SIGTERM or SIGINT.
  */
 
 /** An empty variable counts as unset, as shells and compose files often leave them. */
 const unsetWhenEmpty = (v: unknown) => (v === '' ? undefined : v)
 
-const settings = z.object({
+const settings = demoEnvironment.extend({
   PORT: z.preprocess(unsetWhenEmpty, z.coerce.number().int().min(0).max(65_535).default(4010)),
   HOST: z.preprocess(unsetWhenEmpty, z.string().min(1).default('127.0.0.1')),
-  /** Added before every answer, to model a remote service. */
-  DEMO_LATENCY_MS: z.preprocess(unsetWhenEmpty, z.coerce.number().int().min(0).optional()),
   UPSTREAM_LANGUAGE_HEADER: z.preprocess(
     unsetWhenEmpty,
     z
@@ -28,9 +28,7 @@ const settings = z.object({
 
 const parsed = settings.safeParse(process.env)
 if (!parsed.success) {
-  const issue = parsed.error.issues[0]
-  const name = String(issue?.path[0] ?? 'environment')
-  console.error(`Invalid setting ${name}: ${issue?.message ?? 'invalid value'}`)
+  console.error(invalidSetting(parsed.error))
   process.exit(1)
 }
 const env = parsed.data
@@ -39,11 +37,12 @@ const logger = createLogger('info')
 const demo = new DemoUpstream({
   port: env.PORT,
   host: env.HOST,
+  admin: env.DEMO_ADMIN,
   ...(env.UPSTREAM_LANGUAGE_HEADER === undefined
     ? {}
     : { languageHeader: env.UPSTREAM_LANGUAGE_HEADER }),
 })
-if (env.DEMO_LATENCY_MS !== undefined) demo.latencyMs = env.DEMO_LATENCY_MS
+demo.configure(env)
 
 let url: string
 try {
@@ -56,8 +55,8 @@ try {
 }
 // The token goes in the message: the logger redacts any field named `token`.
 logger.info(
-  { url, latencyMs: demo.latencyMs },
-  `Demo upstream ready at ${url} (Authorization: Bearer ${DEMO_TOKEN})`,
+  { url, latencyMs: demo.latencyMs, faults: shown(demo.faultSettings), admin: demo.adminUrl },
+  `Demo upstream ready at ${url} (Authorization: Bearer ${DEMO_TOKEN})${adminNote(demo.adminUrl)}`,
 )
 
 async function shutdown(signal: string) {

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { ADMIN_PATH, answerAdmin } from './admin.js'
 import {
   type DemoCompany,
   type DemoContact,
@@ -9,14 +10,18 @@ import {
   type DemoListBody,
   identifierOf,
 } from './data.js'
+import { type Fault, RESOURCES } from './faults.js'
 import { Random } from './random.js'
+import { type FaultSettings, faultsOf, NO_FAULTS } from './settings.js'
 
 /**
  * The embedded demo upstream: a real HTTP server on loopback implementing the whole REST
  * interface of contract/upstream-rest-api.md over the demo data set. The gateway talks to it
- * exactly as to production. Tests use its hooks to inject latency and faults, to hold answers
- * back (hold, waitForCalls), to move its clock (volatile contactIds follow it) and to read the
- * calls it received, in the order it received and answered them (seq, answeredSeq).
+ * exactly as to production. Its fault settings (DEMO_FAULTS, DEMO_FAULT_RATE, DEMO_LATENCY_MS)
+ * come from the environment and from /_demo/faults (admin.ts). Tests use its hooks to inject
+ * latency and faults, to hold answers back (hold, waitForCalls), to move its clock (volatile
+ * contactIds follow it) and to read the calls it received, in the order it received and
+ * answered them (seq, answeredSeq).
  */
 
 export const DEMO_TOKEN = 'demo-token'
@@ -36,6 +41,8 @@ export interface DemoUpstreamOptions {
   data?: DemoData
   /** The demo's clock (ms since the epoch), which volatile contactIds follow; default Date.now. */
   now?: () => number
+  /** Serve /_demo/faults (DEMO_ADMIN); default: only when `host` is a loopback address. */
+  admin?: boolean
 }
 
 /** One request the demo received, as tests read it. */
@@ -59,29 +66,6 @@ export interface ReceivedCall {
   /** The X-Request-Id and W3C traceparent sent, if any: tests follow a request through. */
   requestId: string | undefined
   traceparent: string | undefined
-}
-
-/** A fault applied to the requests whose path matches, `times` times (default: until cleared). */
-export interface Fault {
-  path: string | RegExp
-  times?: number
-  /** Share of the matching requests it applies to, drawn from a seeded sequence (default 1). */
-  rate?: number
-  /** Wait before sending the status line and headers. */
-  delayMs?: number
-  /** Answer with this status (and a small JSON error body) instead of the real answer. */
-  status?: number
-  retryAfter?: string
-  /** Extra response headers, e.g. `Cache-Control` (the REST document shows none). */
-  headers?: Record<string, string>
-  /** Replace the body with exactly this text (malformed JSON, an oversized body …). */
-  body?: string
-  /** Change the real JSON answer before sending it (to break the documented shape). */
-  transform?: (json: unknown) => unknown
-  /** Send the headers, then wait this long before the body. */
-  bodyDelayMs?: number
-  /** Send the headers and half the body, then reset the connection. */
-  resetMidBody?: boolean
 }
 
 class HttpError extends Error {
@@ -118,6 +102,7 @@ export class DemoUpstream {
   private faults: (Fault & { used: number })[] = []
   /** Which requests a fault with a `rate` hits: the same ones on every run from a reset. */
   private faultDraws = new Random(FAULT_SEED)
+  private settings = NO_FAULTS
   private readonly holds = new Set<Hold>()
   private waiters: Waiter[] = []
   private seq = 0
@@ -139,16 +124,15 @@ export class DemoUpstream {
     this.clock = options.now ?? Date.now
     this.server = createServer((req, res) => void this.handle(req, res))
     this.server.keepAliveTimeout = 60_000
-    const company = '/v1/companies/([^/]+)/([^/]+)'
     this.routes = [
-      [/^\/v1\/lists$/, (_, q) => this.listOverview(q)],
-      [/^\/v1\/lists\/([^/]+)$/, ([id]) => ({ data: [this.listOf(id)].map(listBody) })],
-      [/^\/v1\/lists\/([^/]+)\/companies$/, ([id], q) => this.listCompanies(id, q)],
-      [/^\/v1\/lists\/([^/]+)\/contacts$/, ([id], q, lang) => this.listContacts(id, q, lang)],
-      [new RegExp(`^${company}/financials$`), (m, q) => this.financials(m, q)],
-      [new RegExp(`^${company}/lookalikes$`), (m) => this.lookalikes(m)],
-      [new RegExp(`^${company}/relationships$`), (m) => this.relationships(m)],
-      [new RegExp(`^${company}/contacts$`), (m, q, lang) => this.companyContacts(m, q, lang)],
+      [RESOURCES.lists.path, (_, q) => this.listOverview(q)],
+      [RESOURCES.list.path, ([id]) => ({ data: [this.listOf(id)].map(listBody) })],
+      [RESOURCES.members.path, ([id], q) => this.listCompanies(id, q)],
+      [RESOURCES.listContacts.path, ([id], q, lang) => this.listContacts(id, q, lang)],
+      [RESOURCES.financials.path, (m, q) => this.financials(m, q)],
+      [RESOURCES.lookalikes.path, (m) => this.lookalikes(m)],
+      [RESOURCES.relationships.path, (m) => this.relationships(m)],
+      [RESOURCES.contacts.path, (m, q, lang) => this.companyContacts(m, q, lang)],
     ]
   }
 
@@ -176,6 +160,32 @@ export class DemoUpstream {
 
   inject(fault: Fault): void {
     this.faults.push({ ...fault, used: 0 })
+  }
+
+  /**
+   * Applies fault settings (DEMO_FAULTS, DEMO_FAULT_RATE, DEMO_LATENCY_MS) in place of every
+   * fault and the latency; the rate's draws start again from their seed.
+   */
+  configure(settings: FaultSettings): void {
+    this.settings = settings
+    this.faults = faultsOf(settings).map((fault) => ({ ...fault, used: 0 }))
+    this.faultDraws = new Random(FAULT_SEED)
+    this.latencyMs = settings.DEMO_LATENCY_MS
+  }
+
+  /** The fault settings last applied, as /_demo/faults shows them. */
+  get faultSettings(): FaultSettings {
+    return this.settings
+  }
+
+  /** Where /_demo/faults is served, once started; undefined when it is not. */
+  get adminUrl(): string | undefined {
+    return this.url !== '' && this.adminEnabled() ? `${this.url}${ADMIN_PATH}` : undefined
+  }
+
+  private adminEnabled(): boolean {
+    const host = this.options.host ?? '127.0.0.1'
+    return this.options.admin ?? (host === 'localhost' || host === '::1' || /^127\./.test(host))
   }
 
   /** The demo's time: its clock plus clockOffsetMs. */
@@ -223,9 +233,7 @@ export class DemoUpstream {
   /** Forget calls and faults, remove latency, release held requests and reset the clock. */
   reset(): void {
     this.received.length = 0
-    this.faults = []
-    this.faultDraws = new Random(FAULT_SEED)
-    this.latencyMs = 0
+    this.configure(NO_FAULTS)
     this.peakInFlight = 0
     this.clockOffsetMs = 0
     this.releaseAll()
@@ -252,6 +260,7 @@ export class DemoUpstream {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse) {
+    if (req.url?.startsWith('/_demo/')) return answerAdmin(req, res, this, this.adminEnabled())
     this.inFlight++
     this.peakInFlight = Math.max(this.peakInFlight, this.inFlight)
     const url = new URL(req.url ?? '/', 'http://demo')
@@ -267,6 +276,10 @@ export class DemoUpstream {
     const fault = this.faultFor(url.pathname)
     const holds = [...this.holds].filter((hold) => matches(hold.path, url.pathname))
     if (holds.length > 0) await Promise.all(holds.map((hold) => hold.released))
+    if (fault?.unanswered) {
+      if (!res.destroyed) await new Promise((resolve) => res.once('close', resolve))
+      return
+    }
     const delay = this.latencyMs + (fault?.delayMs ?? 0)
     if (delay > 0) await sleep(delay)
     if (res.destroyed) return

@@ -2,12 +2,13 @@ import type { ChildProcess } from 'node:child_process'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEMO_TOKEN } from '../../src/demo-upstream/server.js'
+import { claes } from '../support/fixtures.js'
 import { freePort, startEntry } from '../support/process.js'
 
 /**
  * The demo upstream run as a process of its own (the compose file's upstream service): it says
- * where it listens and with which token, serves the REST interface, and stops on SIGTERM or on a
- * bad setting.
+ * where it listens, with which token and faults, serves the REST interface with the faults of
+ * its settings, and stops on SIGTERM or on a bad setting.
  */
 
 /** Runs dist/demo-upstream/main.js as the compose file does, settings from the environment. */
@@ -27,7 +28,7 @@ describe('the demo upstream as its own process', () => {
   let readyLine: string
   beforeAll(async () => {
     port = await freePort()
-    demo = startDemo({ PORT: String(port), DEMO_LATENCY_MS: '1' })
+    demo = startDemo({ PORT: String(port), DEMO_LATENCY_MS: '1', DEMO_FAULTS: 'financials:503' })
     children.push(demo.child)
     readyLine = await demo.ready
   }, 60_000)
@@ -36,7 +37,31 @@ describe('the demo upstream as its own process', () => {
     const url = `http://127.0.0.1:${port}`
     expect(readyLine).toContain(url)
     expect(readyLine).toContain(DEMO_TOKEN)
-    expect(JSON.parse(readyLine)).toMatchObject({ url, latencyMs: 1 })
+    expect(JSON.parse(readyLine)).toMatchObject({
+      url,
+      latencyMs: 1,
+      faults: { DEMO_FAULTS: 'financials:503', DEMO_FAULT_RATE: 0, DEMO_LATENCY_MS: 1 },
+      admin: `${url}/_demo/faults`,
+    })
+    expect(readyLine).toContain(`PUT, DELETE ${url}/_demo/faults`)
+  })
+
+  it('answers with the faults of DEMO_FAULTS, changed through /_demo/faults', async () => {
+    const financials = async () => {
+      const res = await request(
+        `http://127.0.0.1:${port}/v1/companies/BE/${claes.companyNumber}/financials`,
+        {
+          headers: { authorization: `Bearer ${DEMO_TOKEN}` },
+        },
+      )
+      await res.body.dump()
+      return res.statusCode
+    }
+    expect(await financials()).toBe(503)
+    const cleared = await request(`http://127.0.0.1:${port}/_demo/faults`, { method: 'DELETE' })
+    expect(cleared.statusCode).toBe(200)
+    await cleared.body.dump()
+    expect(await financials()).toBe(200)
   })
 
   it('serves the REST interface to the demo token', async () => {
@@ -57,12 +82,15 @@ describe('the demo upstream as its own process', () => {
     expect(await demo.exited).toBe(0)
   })
 
-  it('stops with one line naming a bad variable', async () => {
-    const bad = startDemo({ PORT: String(port), DEMO_LATENCY_MS: 'soon' })
+  it.each([
+    ['DEMO_LATENCY_MS', 'soon'],
+    ['DEMO_FAULTS', 'payments:503'],
+  ])('stops with one line naming a bad variable: %s=%s', async (name, value) => {
+    const bad = startDemo({ PORT: String(port), [name]: value })
     children.push(bad.child)
     expect(await bad.exited).toBe(1)
     const { stdout, stderr } = bad.output()
     expect(stdout).toBe('')
-    expect(stderr.trim().split('\n')).toEqual([expect.stringContaining('DEMO_LATENCY_MS')])
+    expect(stderr.trim().split('\n')).toEqual([expect.stringMatching(`^Invalid setting ${name}: `)])
   })
 })

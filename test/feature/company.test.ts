@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { Fault } from '../../src/demo-upstream/server.js'
+import type { Fault } from '../../src/demo-upstream/faults.js'
 import { graphql } from '../gql/index.js'
 import { claes, companyArgs, companyId } from '../support/fixtures.js'
 import { type Client, startStack } from '../support/stack.js'

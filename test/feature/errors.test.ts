@@ -1,6 +1,7 @@
 import { GraphQLError } from 'graphql'
 import { describe, expect, it, vi } from 'vitest'
-import { DEMO_TOKEN, type Fault } from '../../src/demo-upstream/server.js'
+import type { Fault } from '../../src/demo-upstream/faults.js'
+import { DEMO_TOKEN } from '../../src/demo-upstream/server.js'
 import { maskError } from '../../src/errors/graphql-errors.js'
 import { CompanyDirectory } from '../../src/loaders/company-directory.js'
 import { createLogger } from '../../src/observability/logger.js'
