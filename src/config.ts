@@ -107,6 +107,17 @@ export const environment = z.object({
   CALLER_RATE_LIMIT: optional(positive).describe(
     "most upstream requests per second one caller may cause (whatever the token), over every replica on the same Redis (a bucket holding one second's worth); requests above it wait their turn like `UPSTREAM_RATE_LIMIT`'s. The caller is the one the fair share counts (`Authorization` token, else address). Without Redis the budget is per process. Unset: no limit",
   ),
+  UPSTREAM_CIRCUIT_FAILURES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(5)
+    .describe(
+      "reads of one endpoint with one upstream token that fail in a row for good (5xx, no connection or a timeout, after their retries) before the endpoint's circuit opens for that token: for `UPSTREAM_CIRCUIT_OPEN_SECONDS` its reads are answered from stale cache entries or refused at once with a retryable `UPSTREAM_ERROR` (`retryAfterSeconds`: until it is tried again), on every replica on the same Redis; then one request goes through, and its answer closes the circuit. `0`: no circuits",
+    ),
+  UPSTREAM_CIRCUIT_OPEN_SECONDS: positive
+    .default(10)
+    .describe('how long an open circuit (`UPSTREAM_CIRCUIT_FAILURES`) sends nothing upstream'),
   GATEWAY_SECRET: optional(z.string().min(16, 'must be at least 16 characters')).describe(
     'key of the keyed hashes in Contact IDs and cache keys; at least 16 characters; the same on every replica; changing it changes every Contact ID and empties the shared cache. Unset: a public development value, warned about when `NODE_ENV=production`',
   ),
@@ -217,6 +228,8 @@ const settings = environment
     redisUrl: e.REDIS_URL,
     upstreamRateLimit: e.UPSTREAM_RATE_LIMIT,
     callerRateLimit: e.CALLER_RATE_LIMIT,
+    upstreamCircuitFailures: e.UPSTREAM_CIRCUIT_FAILURES,
+    upstreamCircuitOpenSeconds: e.UPSTREAM_CIRCUIT_OPEN_SECONDS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     persistedDocuments: e.PERSISTED_DOCUMENTS,
     persistedDocumentsOnly: e.PERSISTED_DOCUMENTS_ONLY,

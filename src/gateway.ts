@@ -38,6 +38,7 @@ import { schema } from './schema/index.js'
 import { Begins } from './upstream/begin.js'
 import { ReadCache } from './upstream/cache/read-cache.js'
 import { RedisLink } from './upstream/cache/redis.js'
+import { Circuits } from './upstream/circuit.js'
 import { UpstreamClient } from './upstream/client.js'
 import { isCallersOwn, staleMayAnswer } from './upstream/errors.js'
 import { UpstreamRateLimiter } from './upstream/rate-limit.js'
@@ -166,6 +167,16 @@ function createUpstream(
     callerRatePerSecond: config.callerRateLimit,
     redis,
   })
+  const circuits =
+    config.upstreamCircuitFailures > 0
+      ? new Circuits({
+          failures: config.upstreamCircuitFailures,
+          openMs: config.upstreamCircuitOpenSeconds * 1000,
+          redis,
+          logger,
+        })
+      : undefined
+  if (circuits) metrics.watchCircuits(() => circuits.openByEndpoint())
   const client = new UpstreamClient({
     baseUrl: config.upstreamUrl,
     serviceToken: config.upstreamToken,
@@ -181,6 +192,7 @@ function createUpstream(
     begins: redis
       ? new Begins(redis, rateLimiter, instance, 2 * config.upstreamTimeoutMs)
       : undefined,
+    circuits,
     metrics,
   })
   let closing: Promise<void> | undefined

@@ -36,7 +36,7 @@ export const ERROR_CODES = {
   },
   UPSTREAM_ERROR: {
     retryable: true,
-    when: 'The upstream answered 5xx after retries or an unexpected status, or could not be reached.',
+    when: "The upstream answered 5xx after retries or an unexpected status, or could not be reached; or the endpoint's circuit is open after repeated failures (`UPSTREAM_CIRCUIT_FAILURES`): nothing was sent, `retryAfterSeconds` says when it is tried again.",
   },
   UPSTREAM_BAD_RESPONSE: {
     retryable: false,

@@ -1,10 +1,11 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client'
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 
 /**
  * What operators scrape at /metrics (Prometheus text, prom-client): upstream requests and their
- * latency per REST path template and status, cache reads by result, operations by outcome and
- * duration, Redis failures, and the process defaults (memory, CPU, event-loop lag). Labels hold
- * only templates and fixed words: never a token, a company number or query text.
+ * latency per REST path template and status, cache reads by result, open circuits per path
+ * template, operations by outcome and duration, Redis failures, and the process defaults
+ * (memory, CPU, event-loop lag). Labels hold only templates and fixed words: never a token, a
+ * company number or query text.
  *
  * One registry per gateway, so several gateways in one process (tests, replicas) keep their
  * own counts; the process defaults are registered on each.
@@ -67,6 +68,22 @@ export class GatewayMetrics implements UpstreamMetrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry })
+  }
+
+  /**
+   * `gateway_upstream_circuits_open{endpoint}`, read from `openByEndpoint` at each scrape: how
+   * many upstream tokens' circuits of each REST path template refuse requests (never which).
+   */
+  watchCircuits(openByEndpoint: () => Map<string, number>): void {
+    new Gauge({
+      name: 'gateway_upstream_circuits_open',
+      help: 'Circuits of an endpoint (one per upstream token) open on this replica after repeated upstream failures: its reads are answered stale or refused without calling the upstream. By REST path template.',
+      labelNames: ['endpoint'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const [endpoint, open] of openByEndpoint()) this.set({ endpoint }, open)
+      },
+    })
   }
 
   upstreamRequest(endpoint: string, status: UpstreamStatus, seconds: number): void {

@@ -5,6 +5,7 @@ import { recordCacheRead } from '../observability/upstream-spans.js'
 import { Attempts } from './attempt.js'
 import type { Begins } from './begin.js'
 import type { Loaded, Made, ReadCache } from './cache/read-cache.js'
+import type { Circuits } from './circuit.js'
 import type { PreparedRequest } from './endpoint.js'
 import { asCallersOwn, cancelled, isCallersOwn, UpstreamError } from './errors.js'
 import { type Claim, type PassRequest, SendGate } from './gate.js'
@@ -27,6 +28,8 @@ export interface UpstreamClientOptions extends SendOptions {
   rateLimiter?: UpstreamRateLimiter | undefined
   /** With Redis: what each request asks it before it is sent, in one round trip. */
   begins?: Begins | undefined
+  /** UPSTREAM_CIRCUIT_FAILURES: endpoints that keep failing are left alone for a while. */
+  circuits?: Circuits | undefined
   /** Counts every request sent and every cache read. */
   metrics?: UpstreamMetrics | undefined
   retry?: RetryPolicy
@@ -36,9 +39,10 @@ export interface UpstreamClientOptions extends SendOptions {
 /**
  * The upstream reads of every operation, composed: the cache of reads, then for each request
  * sent a connection in its caller's turn, its rate turn and, for a read through the cache, the
- * shared entry's lookup and lock (src/upstream/gate.ts), one request drawn from the operation's
- * budget, the attempt itself (src/upstream/attempt.ts) and retries within UPSTREAM_TIMEOUT_MS
- * (src/upstream/retry.ts). Knows nothing of GraphQL.
+ * shared entry's lookup and lock (src/upstream/gate.ts), the endpoint's circuit
+ * (src/upstream/circuit.ts), one request drawn from the operation's budget, the attempt itself
+ * (src/upstream/attempt.ts) and retries within UPSTREAM_TIMEOUT_MS (src/upstream/retry.ts).
+ * Knows nothing of GraphQL.
  */
 export class UpstreamClient {
   private readonly http: UpstreamHttp
@@ -150,6 +154,7 @@ export class UpstreamClient {
   ): Promise<Made<T>> {
     const { name } = request.endpoint
     const headers = this.headers(token, scope)
+    const circuit = this.options.circuits?.of(request.endpoint.template, tokenKey)
     /** When the read must be done; set when its first request is sent. */
     let readDeadline = Number.POSITIVE_INFINITY
     let attempts = 0
@@ -164,8 +169,15 @@ export class UpstreamClient {
       })
       if (passed.kind !== 'go') return passed
       const { release } = passed
+      const open = circuit?.admit(name)
+      if (open) {
+        release()
+        // A retry the circuit refuses leaves the read failed with what the upstream said.
+        throw failure ? this.failed(failure, attempts, scope) : open
+      }
       if (!scope.spend()) {
         release()
+        circuit?.unsent()
         // A retry the budget refuses leaves the read failed with what the upstream said (the
         // operation's own budget: another that joined the read may retry it within its own).
         if (failure) throw this.failed(asCallersOwn(failure), attempts, scope)
@@ -181,15 +193,21 @@ export class UpstreamClient {
           this.retries.started()
         }
         attempts++
-        return await this.attempts.make(request, headers, scope, readDeadline, attempts)
+        const loaded = await this.attempts.make(request, headers, scope, readDeadline, attempts)
+        circuit?.ended()
+        return loaded
       } catch (error) {
         failure = error as UpstreamError
       } finally {
         release()
       }
-      if (failure.cancelled) throw failure
+      if (failure.cancelled) {
+        circuit?.ended(failure)
+        throw failure
+      }
       await this.gate.slowDown(tokenKey, failure)
       const delay = this.retries.delayAfter(failure, attempts, readDeadline)
+      circuit?.ended(failure, delay === undefined)
       if (delay === undefined) throw this.failed(failure, attempts, scope)
       // A retry that would end past the operation's deadline: report what happened instead (the
       // operation's own deadline: another that joined the read may retry it within its own).

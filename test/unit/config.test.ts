@@ -29,6 +29,8 @@ describe('settings', () => {
       cacheMaxBytes: 67_108_864,
       redisUrl: undefined,
       upstreamRateLimit: undefined,
+      upstreamCircuitFailures: 5,
+      upstreamCircuitOpenSeconds: 10,
       shutdownTimeoutMs: 10_000,
       persistedDocuments: undefined,
       persistedDocumentsOnly: false,
