@@ -25,15 +25,22 @@ export function eachSettled<K, V>(
 /** Every upstream read of an operation: identical reads (same path and query) are made once. */
 export class UpstreamReader {
   private readonly loader: DataLoader<PreparedRequest, unknown, string>
+  /**
+   * Each read asked for, by path and query. Kept here, not in DataLoader's cache: DataLoader
+   * answers a key it has cached only once the keys first asked for in the same tick have
+   * answered (dataloader#222), so a read asked for again (a field's read started early) waited
+   * for an unrelated slow one, a deferred part's read included.
+   */
+  private readonly reads = new Map<string, Promise<unknown>>()
 
   constructor(client: UpstreamClient, scope: ReadScope) {
     // The REST service has no batch endpoint, so nothing is batched: each read is sent on its
     // own and answers its caller as soon as it arrives. (A batch answers every load when its
     // last read arrives: a traversal's third round then waited for the slowest of the 120
-    // reads of its second.) DataLoader still makes identical reads once.
+    // reads of its second.)
     this.loader = new DataLoader(
       (requests) => eachSettled(requests, (request) => client.send(request, scope)),
-      { cacheKeyFn: (request) => request.key, batch: false },
+      { batch: false, cache: false },
     )
   }
 
@@ -41,16 +48,18 @@ export class UpstreamReader {
   private readonly pending = new Set<Promise<unknown>>()
 
   read<P, T>(endpoint: Endpoint<P, T>, params: P): Promise<T> {
-    const read = this.loader.load(prepare(endpoint, params)) as Promise<T>
-    if (!this.pending.has(read)) {
-      this.pending.add(read)
-      // Its failure is reported by whoever awaits the read; here it only leaves the set.
-      read.then(
-        () => this.pending.delete(read),
-        () => this.pending.delete(read),
-      )
-    }
-    return read
+    const request = prepare(endpoint, params)
+    const asked = this.reads.get(request.key)
+    if (asked) return asked as Promise<T>
+    const read = this.loader.load(request)
+    this.reads.set(request.key, read)
+    this.pending.add(read)
+    // Its failure is reported by whoever awaits the read; here it only leaves the set.
+    read.then(
+      () => this.pending.delete(read),
+      () => this.pending.delete(read),
+    )
+    return read as Promise<T>
   }
 
   /**

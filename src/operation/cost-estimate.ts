@@ -13,8 +13,8 @@ import {
   type SelectionSetNode,
 } from 'graphql'
 import { collectFields } from 'graphql/execution/collectFields.js'
+import { DeferSplit } from '../schema/defer-split.js'
 import { type CompanyKnowledge, costOfField } from '../schema/upstream-cost.js'
-import { DeferSplit } from './defer-split.js'
 
 /**
  * The upstream cost of an operation, estimated before it runs. Each field that reads the upstream

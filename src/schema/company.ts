@@ -96,12 +96,14 @@ export function companyFromId(key: string): CompanyKey {
 }
 
 /**
- * A company asked for by number (company(), node()). The reads its selected fields need start
- * first, so that one of them is the check: no extra upstream call and no extra round trip. The
- * company is null when the upstream says it does not know it (NOT_FOUND) or refuses the caller
- * (UNAUTHENTICATED, FORBIDDEN). When its reads failed for a reason that says nothing of the
- * company (5xx, timeout, 429, a bad body), it is returned with what the caller gave, each of
- * those fields null with its own error; with no such field to carry the error, it is null with it.
+ * A company asked for by number (company(), node()). The reads of the fields sent with it start
+ * first, so that one of them is the check: no extra upstream call and no extra round trip. Its
+ * deferred fields' reads are not waited for: its part must not wait for a later one (one small
+ * read checks it when its own part reads nothing). The company is null when the upstream says it
+ * does not know it (NOT_FOUND) or refuses the caller (UNAUTHENTICATED, FORBIDDEN). When the
+ * check failed for a reason that says nothing of the company (5xx, timeout, 429, a bad body), it
+ * is returned with what the caller gave, each field that reads null with its own error, in its
+ * own part; with no such field to carry the error, it is null with it.
  */
 export async function existingCompany(
   company: CompanyKey,
@@ -109,7 +111,7 @@ export async function existingCompany(
   info: GraphQLResolveInfo,
 ): Promise<CompanyRef> {
   const type = info.schema.getType('Company') as GraphQLObjectType
-  const fieldsRead = await startSelectedReads(company, type, ctx, info)
+  const fieldsRead = await startSelectedReads(company, type, ctx, info, 'sent with it')
   try {
     await ctx.loaders.companies.verify(company)
   } catch (error) {
@@ -117,7 +119,14 @@ export async function existingCompany(
     if (code === 'NOT_FOUND') {
       throw notFound(`The upstream knows no company ${company.country} ${company.companyNumber}.`)
     }
-    if (code === 'UNAUTHENTICATED' || code === 'FORBIDDEN' || fieldsRead === 0) throw error
+    if (code === 'UNAUTHENTICATED' || code === 'FORBIDDEN') throw error
+    // Deferred fields report their own reads' failures, in their parts: the reads they would
+    // start once the company resolves start now, to tell whether there is any.
+    if (
+      fieldsRead === 0 &&
+      (await startSelectedReads(company, type, ctx, info, 'every part')) === 0
+    )
+      throw error
   }
   return company
 }

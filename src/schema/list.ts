@@ -190,7 +190,7 @@ builder.queryFields((t) => ({
       const type = ctx.listTypes.typeOf(listId)
       if (type !== undefined) {
         const listType = info.schema.getType('List') as GraphQLObjectType
-        void startSelectedReads({ id: listId, type } as List, listType, ctx, info)
+        void startSelectedReads({ id: listId, type } as List, listType, ctx, info, 'every part')
       }
       return String(listId)
     },

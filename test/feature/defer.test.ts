@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { bugInReads } from '../support/bug.js'
-import { claes, companyArgs, globalId, michiels } from '../support/fixtures.js'
-import { multipartParts, type Part, type PartError, reassemble } from '../support/incremental.js'
+import { claes, companyArgs, companyId, globalId, michiels } from '../support/fixtures.js'
+import {
+  multipartParts,
+  type Part,
+  type PartError,
+  partsAsTheyArrive,
+  reassemble,
+} from '../support/incremental.js'
 import { costOf, demoToken, startStack } from '../support/stack.js'
 
 /**
@@ -187,6 +193,11 @@ describe('@defer', () => {
       ['company'],
     ],
     [
+      'company, a read in each part',
+      '{ company(country: BE, number: "0000000097") { lookalikes(first: 1) { totalCount } ... @defer { financials(first: 1) { totalCount } } } }',
+      ['company'],
+    ],
+    [
       'company, all deferred',
       '{ company(country: BE, number: "0000000097") { ... @defer { number name } } }',
       ['company'],
@@ -290,6 +301,141 @@ describe('@defer', () => {
     // Read once: the lists, then each list's companies; the answer without @defer made as many.
     expect(cost?.upstreamCalls).toBe(costOf(without).upstreamCalls)
     expect(demo.calls()).toHaveLength(2 * (1 + demo.data.lists.length))
+  })
+})
+
+describe('@defer: the first part waits for no deferred read', () => {
+  /** The parts of a multipart/mixed answer, each as it arrives. */
+  const partsOf = async (query: string) =>
+    partsAsTheyArrive(
+      await stack.gateway.yoga.fetch('http://gateway.test/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'multipart/mixed', ...demoToken },
+        body: JSON.stringify({ query }),
+      }),
+    )
+  const rest = async (parts: AsyncGenerator<Part>) => {
+    const later: Part[] = []
+    for await (const part of parts) later.push(part)
+    return later
+  }
+  /** The upstream calls so far: the resource read, its limit if any, and its answer's status. */
+  const calls = () =>
+    demo.calls().map(({ path, query, status }) => [path.split('/').at(-1), query.limit, status])
+  const header = 'fragment Header on Company { id name place }'
+  const financials = 'fragment Financials on Company { financials(first: 2) { totalCount } }'
+  const lookalikes = 'fragment Lookalikes on Company { lookalikes(first: 2) { totalCount } }'
+  const statements = demo.data.financialsOf(claes).length
+  const peers = demo.data.lookalikesOf(claes).length
+
+  it("sends a company page in Relay's order (…Header …Financials @defer …Lookalikes) while the financials read is held: checked by the lookalikes read, no other call", async () => {
+    const held = demo.hold(/\/financials$/)
+    const parts = await partsOf(`query Page { company(${companyArgs(claes)}) {
+      ...Header ...Financials @defer(label: "fin") ...Lookalikes } }
+      ${header} ${financials} ${lookalikes}`)
+    const first = await parts.next()
+    expect(first.value).toEqual({
+      data: {
+        company: {
+          id: companyId(claes),
+          name: claes.name,
+          place: claes.place,
+          lookalikes: { totalCount: peers },
+        },
+      },
+      hasNext: true,
+    })
+    await demo.waitForCalls((received) => received.length === 2)
+    expect(calls()).toEqual([
+      ['lookalikes', undefined, 200],
+      ['financials', '2', undefined],
+    ])
+    held.release()
+    expect((await rest(parts)).flatMap((p) => p.incremental ?? [])).toEqual([
+      { data: { financials: { totalCount: statements } }, label: 'fin', path: ['company'] },
+    ])
+    expect(demo.calls()).toHaveLength(2)
+  })
+
+  it.each([
+    [
+      'company',
+      `{ company(${companyArgs(claes)}) { name ...Lookalikes @defer(label: "peers") } }`,
+      { company: { name: claes.name } },
+      ['company'],
+    ],
+    [
+      'node',
+      `{ node(id: "${companyId(claes)}") { id ... on Company { ...Lookalikes @defer(label: "peers") } } }`,
+      { node: { id: companyId(claes) } },
+      ['node'],
+    ],
+  ])(
+    'sends a %s whose own part reads nothing while its deferred read is held: checked by one small read of its own',
+    async (_field, query, data, path) => {
+      const held = demo.hold(/\/lookalikes$/)
+      const parts = await partsOf(`${query} ${lookalikes}`)
+      expect((await parts.next()).value).toEqual({ data, hasNext: true })
+      await demo.waitForCalls((received) => received.length === 2)
+      expect(calls()).toEqual([
+        ['financials', '1', 200],
+        ['lookalikes', undefined, undefined],
+      ])
+      held.release()
+      expect((await rest(parts)).flatMap((p) => p.incremental ?? [])).toEqual([
+        { data: { lookalikes: { totalCount: peers } }, label: 'peers', path },
+      ])
+      expect(demo.calls()).toHaveLength(2)
+    },
+  )
+
+  it('keeps the failure of a deferred read in its part, when it comes first in the document and the read of the first part fails too', async () => {
+    demo.inject({ path: /\/financials$/, status: 403 })
+    demo.inject({ path: /\/lookalikes$/, status: 500 })
+    const parts = multipartParts(
+      await send(
+        `query Page { company(${companyArgs(claes)}) {
+          number ...Financials @defer(label: "fin") ...Lookalikes } } ${financials} ${lookalikes}`,
+        'multipart/mixed',
+      ),
+    )
+    expect(parts[0]).toMatchObject({
+      data: { company: { number: claes.companyNumber, lookalikes: null } },
+      errors: [{ path: ['company', 'lookalikes'], extensions: { code: 'UPSTREAM_ERROR' } }],
+    })
+    expect(parts.flatMap((p) => p.incremental ?? [])).toMatchObject([
+      {
+        data: { financials: null },
+        errors: [{ path: ['company', 'financials'], extensions: { code: 'FORBIDDEN' } }],
+        label: 'fin',
+      },
+    ])
+  })
+
+  it('answers the company when its check fails for a reason that says nothing of it (a 500) and only deferred fields read: each reports its own failure, in its part', async () => {
+    demo.inject({ path: /\/financials$/, status: 500 })
+    const parts = multipartParts(
+      await send(
+        `{ company(${companyArgs(claes)}) { number ...Financials @defer(label: "fin") } } ${financials}`,
+        'multipart/mixed',
+      ),
+    )
+    expect(parts[0]).toEqual({
+      data: { company: { number: claes.companyNumber } },
+      hasNext: true,
+    })
+    expect(parts.flatMap((p) => p.incremental ?? [])).toMatchObject([
+      {
+        data: { financials: null },
+        errors: [{ path: ['company', 'financials'], extensions: { code: 'UPSTREAM_ERROR' } }],
+        label: 'fin',
+      },
+    ])
+    // The check's small read, and the deferred field's own.
+    expect(calls()).toEqual([
+      ['financials', '1', 500],
+      ['financials', '2', 500],
+    ])
   })
 })
 

@@ -36,6 +36,26 @@ export function multipartParts({ text }: { text: string }): Part[] {
 }
 
 /**
+ * The JSON parts of a multipart/mixed answer still arriving, each as soon as it is whole (the
+ * boundary after it has come): a test reads the first part while a later one is held back.
+ */
+export async function* partsAsTheyArrive(response: Response): AsyncGenerator<Part> {
+  if (!response.body) throw new Error('the answer has no body')
+  const reader = response.body.getReader()
+  const decoder = new TextDecoder()
+  let text = ''
+  let given = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    text += decoder.decode(value, { stream: true })
+    const whole = multipartParts({ text: text.slice(0, text.lastIndexOf('\n---')) })
+    yield* whole.slice(given)
+    given = whole.length
+  }
+}
+
+/**
  * `value` merged into `into` as a client merges a part into what it has: objects field by
  * field, lists item by item (a deferred part repeats a list the answer already has, perhaps
  * shorter: a streamed list's first items only), anything else replaced.
