@@ -5,16 +5,22 @@ import { expect, it } from 'vitest'
 import { root } from '../support/process.js'
 
 /**
- * The typed documents the tests are written with, and the same typed for a client that throws on
- * field errors, are current (as `npm run schema:check` checks).
+ * The typed documents the tests are written with, the same typed for a client that throws on
+ * field errors, and the Relay artifacts of test/relay/ are current (as `npm run schema:check`
+ * checks).
  */
+
+const run = (bin: string, args: string[]) =>
+  promisify(execFile)(fileURLToPath(new URL(`node_modules/.bin/${bin}`, root)), args, { cwd: root })
 
 it('the typed documents in test/gql and test/gql-semantic are what codegen.ts generates (run `npm run codegen`)', async () => {
   // The CLI's own --check: it generates in memory and lists the files that would change.
-  const run = promisify(execFile)(
-    fileURLToPath(new URL('node_modules/.bin/graphql-codegen', root)),
-    ['--config', 'codegen.ts', '--check'],
-    { cwd: root },
-  )
-  await expect(run).resolves.toBeDefined()
+  await expect(run('graphql-codegen', ['--config', 'codegen.ts', '--check'])).resolves.toBeDefined()
+})
+
+it('the Relay artifacts in test/gql/relay are what relay-compiler generates (run `npm run codegen`)', async () => {
+  // --validate compiles in memory and fails on an artifact that would change.
+  await expect(
+    run('relay-compiler', ['--validate', 'test/relay/relay.config.json']),
+  ).resolves.toBeDefined()
 })
