@@ -59,7 +59,7 @@ interface Sent {
 
 const CACHE_ON = { cacheTtlSeconds: 300 }
 /** The read that checks a company exists when nothing else reads it (CompanyDirectory). */
-const CHECK_READ = /^\/v1\/companies\/\w+\/\w+\/financials\?limit=1&offset=0$/
+const CHECK_READ = /^\/v1\/companies\/\w+\/\w+\/financials\?limit=500&offset=0$/
 /** Callers the demo upstream knows: one for each operation of a test file, at most. */
 const CALLERS = 20_000
 
