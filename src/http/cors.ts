@@ -20,6 +20,8 @@ export function corsOptions(origins: '*' | readonly string[]): (request: Request
   }
   return (request) => {
     const origin = request.headers.get('origin')
-    return origins === '*' || (origin !== null && allowed.has(origin)) ? options : false
+    // `null` (a sandboxed page, a file) is no origin: never echoed, even when any may call.
+    if (origin === null || origin === 'null') return false
+    return origins === '*' || allowed.has(origin) ? options : false
   }
 }

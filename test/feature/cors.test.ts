@@ -72,6 +72,11 @@ describe.each([
     expect(stack.demo.calls()).toEqual([])
   })
 
+  it('never echoes the origin `null` (a sandboxed page or a file), request or preflight', async () => {
+    expectNoCors(await fromOrigin(stack, 'null'))
+    expectNoCors(await preflight(stack, 'null'))
+  })
+
   it('adds nothing for a request without Origin (not a browser’s cross-origin call)', async () => {
     const answer = await stack.request({
       headers: { accept: 'application/json', ...demoToken },
