@@ -5,25 +5,34 @@ import { createServer, type Socket, connect as tcpConnect } from 'node:net'
  * A TCP proxy in front of a server (Redis) that holds every chunk `delayMs` in each direction,
  * so a round trip costs 2 × `delayMs`, and counts the round trips made through it: an exchange
  * starts whenever a client sends after it last heard from the server (commands written together,
- * a pipeline or a script, are one). Closed with `close()`.
+ * a pipeline or a script, are one). Counted per connection: what one connection sends while
+ * another waits (a subscriber's SUBSCRIBE) costs the waiting one no round trip. Closed with
+ * `close()`.
  */
 export interface DelayProxy {
   url: string
-  /** Exchanges made so far, over every connection. */
-  exchanges(): number
+  /** Exchanges made so far, per connection in the order they were opened. */
+  exchanges(): number[]
   close(): Promise<void>
 }
 
+/** The most exchanges any one connection made between two readings of `exchanges()`. */
+export function mostExchanges(before: number[], after: number[]): number {
+  return Math.max(0, ...after.map((count, i) => count - (before[i] ?? 0)))
+}
+
 export async function startDelayProxy(targetPort: number, delayMs: number): Promise<DelayProxy> {
-  let exchanges = 0
+  const exchanges: number[] = []
   const sockets = new Set<Socket>()
   const server = createServer((client) => {
     const target = tcpConnect(targetPort, '127.0.0.1')
     sockets.add(client).add(target)
+    const connection = exchanges.push(0) - 1
     let lastHeard: 'client' | 'server' = 'server'
     const forward = (from: Socket, to: Socket, side: 'client' | 'server') => {
       from.on('data', (chunk) => {
-        if (side === 'client' && lastHeard === 'server') exchanges++
+        if (side === 'client' && lastHeard === 'server')
+          exchanges[connection] = (exchanges[connection] ?? 0) + 1
         lastHeard = side
         // Chunks keep their order: each is held the same time from when it arrived.
         setTimeout(() => {
@@ -42,7 +51,7 @@ export async function startDelayProxy(targetPort: number, delayMs: number): Prom
   const port = typeof address === 'object' && address ? address.port : 0
   return {
     url: `redis://127.0.0.1:${port}`,
-    exchanges: () => exchanges,
+    exchanges: () => [...exchanges],
     close: async () => {
       for (const socket of sockets) socket.destroy()
       server.close()
