@@ -10,6 +10,7 @@ import {
   startRedis,
 } from '../support/redis.js'
 import { type Client, startStack } from '../support/stack.js'
+import { TRAVERSAL } from '../support/traversal.js'
 
 /**
  * Sharing holds as replicas grow: four replicas on one Redis, five identical traversals at once on
@@ -18,23 +19,6 @@ import { type Client, startStack } from '../support/stack.js'
  * are the demo upstream's own log and Redis's own INFO commandstats (commands scripts run
  * counted too).
  */
-
-const TRAVERSAL = `query Traversal($listId: Int!, $companies: Int!) {
-  list(listId: $listId) {
-    name
-    companies(first: $companies) {
-      edges {
-        matchedSince
-        node {
-          name
-          financials(first: 1) { nodes { endDate profitability { revenue } } }
-          lookalikes(first: 3) { edges { score node { name financials(first: 1) { nodes { endDate } } } } }
-          shareholders { percentage company { name } }
-        }
-      }
-    }
-  }
-}`
 
 const stack = await startStack({ cacheTtlSeconds: 300, upstreamToken: DEMO_TOKEN })
 const { demo } = stack
