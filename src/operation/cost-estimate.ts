@@ -14,7 +14,7 @@ import {
 } from 'graphql'
 import { collectFields } from 'graphql/execution/collectFields.js'
 import { DeferSplit } from '../schema/defer-split.js'
-import { type CompanyKnowledge, costOfField } from '../schema/upstream-cost.js'
+import { type CompanyKnowledge, costOfField, type UpstreamCost } from '../schema/upstream-cost.js'
 
 /**
  * The upstream cost of an operation, estimated before it runs. Each field that reads the upstream
@@ -48,9 +48,13 @@ export function estimateOperation(
 ): Estimate {
   const root = schema.getRootType(operation.operation)
   if (!root) return { calls: 0, objects: 0 }
-  const estimate = (split: DeferSplit) =>
-    new Estimator(schema, variables, split).costOf(root, [operation.selectionSet], 'carried')
   const inParts = new DeferSplit(schema.getDirective('defer') ?? undefined, document, variables)
+  const estimate = (split: DeferSplit) =>
+    new Estimator(schema, variables, split, inParts).costOf(
+      root,
+      [operation.selectionSet],
+      'carried',
+    )
   const estimated = estimate(inParts)
   if (!inParts.hasDeferredParts) return estimated
   // A deferred part holds again what another part selects too, but the operation reads each
@@ -67,7 +71,10 @@ class Estimator {
   constructor(
     private readonly schema: GraphQLSchema,
     private readonly variables: Record<string, unknown>,
+    /** How the selections are counted: in the parts @defer sends, or as one payload. */
     private readonly defer: DeferSplit,
+    /** The parts @defer sends: what a company's own part reads decides its check. */
+    private readonly parts: DeferSplit,
   ) {}
 
   /** Cost of selections on a type; an abstract type costs what its most costly member does. */
@@ -100,12 +107,13 @@ class Estimator {
     sets: readonly SelectionSetNode[],
     knowledge: CompanyKnowledge,
   ): Estimate {
-    const { fields, later } = this.collect(type, sets)
+    const { fields, later } = this.collect(type, sets, this.defer)
     const definitions = type.getFields()
     const sharedReads = new Set<string>()
     const total: Estimate = { calls: 0, objects: 0 }
     let named = false
     let asksName = false
+    let checkRead = false
     for (const merged of fields.values()) {
       const nodes = [...merged]
       const node = nodes[0]
@@ -113,8 +121,9 @@ class Estimator {
       if (!node || !definition) continue
       const cost = costOfField(definition)
       const args = cost ? argumentsOf(definition, node, this.variables) : {}
-      let reads = typeof cost?.reads === 'function' ? cost.reads(args) : (cost?.reads ?? 0)
+      let reads = readsOf(cost, args)
       if (cost?.namesCompany && reads > 0) named = true
+      if (cost?.isCheckRead && reads > 0) checkRead = true
       if (cost?.sharedRead !== undefined && reads > 0) {
         if (sharedReads.has(cost.sharedRead)) reads = 0
         sharedReads.add(cost.sharedRead)
@@ -144,27 +153,49 @@ class Estimator {
       total.objects += cost.objects
     }
     // A company nothing names costs one read: for its name, or to learn that it exists at all.
+    // One that must be checked is checked by what its own part reads (a deferred part's reads
+    // come later), else by a read of its own, which costs nothing more when another part makes
+    // the same read.
     const isCompany = Object.values(definitions).some((f) => costOfField(f)?.isCompanyName)
-    if (isCompany && !named && (knowledge === 'unverified' || (knowledge === 'bare' && asksName))) {
+    const checked =
+      named && (knowledge !== 'unverified' || checkRead || this.namedInOwnPart(type, sets))
+    if (
+      isCompany &&
+      !checked &&
+      (knowledge === 'unverified' || (knowledge === 'bare' && asksName))
+    ) {
       total.calls += 1
     }
     return total
   }
 
+  /** Whether a read of the part that sends the company names it. */
+  private namedInOwnPart(type: GraphQLObjectType, sets: readonly SelectionSetNode[]) {
+    const definitions = type.getFields()
+    for (const [node] of this.collect(type, sets, this.parts).fields.values()) {
+      const definition = node && definitions[node.name.value]
+      if (!node || !definition) continue
+      const cost = costOfField(definition)
+      if (cost?.namesCompany && readsOf(cost, argumentsOf(definition, node, this.variables)) > 0)
+        return true
+    }
+    return false
+  }
+
   /**
-   * The fields `sets` select on `type` in the first payload, by response key, and the deferred
-   * parts. A field node reached through several sets (fragments spread by each of them) counts
+   * The fields `sets` select on `type` in the first payload `split` makes, by response key, and
+   * the deferred parts. A field node reached through several sets (fragments spread by each of them) counts
    * once: repeated, the sets below would multiply at every level.
    */
-  private collect(type: GraphQLObjectType, sets: readonly SelectionSetNode[]) {
+  private collect(type: GraphQLObjectType, sets: readonly SelectionSetNode[], split: DeferSplit) {
     const fields = new Map<string, Set<FieldNode>>()
     const later: SelectionSetNode[] = []
     for (const set of sets) {
-      const parts = this.defer.of(set)
+      const parts = split.of(set)
       later.push(...parts.later)
       const collected = collectFields(
         this.schema,
-        this.defer.firstPayload,
+        split.firstPayload,
         this.variables,
         type,
         parts.now,
@@ -187,6 +218,10 @@ class Estimator {
     return id
   }
 }
+
+/** The reads a field makes on each object it is asked on, with these arguments. */
+const readsOf = (cost: UpstreamCost | undefined, args: Args) =>
+  typeof cost?.reads === 'function' ? cost.reads(args) : (cost?.reads ?? 0)
 
 /** A field's arguments as execution will see them (defaults applied); {} when they are invalid. */
 function argumentsOf(

@@ -27,6 +27,9 @@ export interface UpstreamCost {
   fanOut?: (args: Args) => number
   /** The field's read names the company it is asked on, so its name costs nothing more. */
   namesCompany?: boolean
+  /** Its read is the one that checks a company asked for by number when nothing its part sends
+   *  reads (src/loaders/company-directory.ts): asked for in a later part, it is that same read. */
+  isCheckRead?: boolean
   /** The company's own name or place: a read when nothing else names the company. */
   isCompanyName?: boolean
   /** What is known of the companies reached through the field. */

@@ -382,12 +382,31 @@ describe('@defer: the first part waits for no deferred read', () => {
         ['lookalikes', undefined, undefined],
       ])
       held.release()
-      expect((await rest(parts)).flatMap((p) => p.incremental ?? [])).toEqual([
+      const later = await rest(parts)
+      expect(later.flatMap((p) => p.incremental ?? [])).toEqual([
         { data: { lookalikes: { totalCount: peers } }, label: 'peers', path },
       ])
       expect(demo.calls()).toHaveLength(2)
+      expect(later.at(-1)?.extensions?.cost).toMatchObject({ estimated: 2, upstreamCalls: 2 })
     },
   )
+
+  it('counts that small read in the estimate: an operation over the budget with it is refused before any call', async () => {
+    const query = `{ company(${companyArgs(claes)}) { name ...Lookalikes @defer(label: "peers") } } ${lookalikes}`
+    const ask = (maxOperationCost: number) =>
+      stack
+        .replica({ maxOperationCost })
+        .request({ headers: { accept: 'multipart/mixed', ...demoToken }, body: { query } })
+    const refused = multipartParts(await ask(1))
+    expect(refused[0]?.errors?.map((e) => e.extensions?.code)).toEqual(['QUERY_TOO_COSTLY'])
+    expect(refused[0]?.extensions?.cost).toMatchObject({ estimated: 2, upstreamCalls: 0 })
+    expect(demo.calls()).toEqual([])
+    const fits = multipartParts(await ask(2))
+    expect(fits.flatMap((p) => [...(p.errors ?? []), ...(p.incremental ?? [])])).toEqual([
+      { data: { lookalikes: { totalCount: peers } }, label: 'peers', path: ['company'] },
+    ])
+    expect(demo.calls()).toHaveLength(2)
+  })
 
   it('keeps the failure of a deferred read in its part, when it comes first in the document and the read of the first part fails too', async () => {
     demo.inject({ path: /\/financials$/, status: 403 })
