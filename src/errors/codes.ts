@@ -28,7 +28,7 @@ export const ERROR_CODES = {
   },
   RATE_LIMITED: {
     retryable: true,
-    when: 'The upstream answered 429 after retries, or the `UPSTREAM_RATE_LIMIT` budget had no turn in time; `retryAfterSeconds` when known.',
+    when: "The upstream answered 429 after retries, or no turn came in time (`UPSTREAM_RATE_LIMIT`, `CALLER_RATE_LIMIT`, or the pause an upstream 429's Retry-After asked for); `retryAfterSeconds`: the upstream's Retry-After, or the seconds until the turn.",
   },
   UPSTREAM_TIMEOUT: {
     retryable: true,
@@ -36,7 +36,7 @@ export const ERROR_CODES = {
   },
   UPSTREAM_ERROR: {
     retryable: true,
-    when: "The upstream answered 5xx after retries or an unexpected status, or could not be reached; or the endpoint's circuit is open after repeated failures (`UPSTREAM_CIRCUIT_FAILURES`): nothing was sent, `retryAfterSeconds` says when it is tried again.",
+    when: "The upstream answered 5xx after retries or an unexpected status, or could not be reached; or the endpoint's circuit is open after repeated failures (`UPSTREAM_CIRCUIT_FAILURES`): nothing was sent, `retryAfterSeconds` says when it is tried again (as it does on the failure that opened it); `retryAfterSeconds` also when a 5xx came with Retry-After.",
   },
   UPSTREAM_BAD_RESPONSE: {
     retryable: false,

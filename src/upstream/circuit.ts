@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache'
 import type { Logger } from 'pino'
 import type { RedisLink } from './cache/redis.js'
-import { isCallersOwn, UpstreamError } from './errors.js'
+import { isCallersOwn, UpstreamError, waitingAtLeast } from './errors.js'
 
 /**
  * A circuit per endpoint and upstream token (UPSTREAM_CIRCUIT_FAILURES,
@@ -78,6 +78,12 @@ export class Circuits {
     if (state.probing) return PROBE_WAIT_MS
     state.probing = true
     return { probe: true }
+  }
+
+  /** How long the circuit stays open from now (ms), when it is open. */
+  openFor(key: string): number | undefined {
+    const wait = (this.states.get(key)?.openUntil ?? 0) - Date.now()
+    return wait > 0 ? wait : undefined
   }
 
   /** The upstream answered: the circuit closes, on every replica if it was open. */
@@ -161,13 +167,20 @@ export class Circuit {
       this.probe = admitted.probe
       return undefined
     }
-    const seconds = Math.max(1, Math.ceil(admitted / 1000))
+    const seconds = secondsOf(admitted)
     return new UpstreamError(
       'UPSTREAM_ERROR',
       endpoint,
       `not read: its circuit is open after repeated upstream failures; it is tried again in ${seconds} s`,
       { retryAfterSeconds: seconds },
     )
+  }
+
+  /** A read's last failure, with the time until the circuit is tried again when it is open now
+   *  (this failure may have opened it): trying sooner would only be refused. */
+  told(failure: UpstreamError): UpstreamError {
+    const wait = this.circuits.openFor(this.key)
+    return wait === undefined ? failure : waitingAtLeast(failure, secondsOf(wait))
   }
 
   /**
@@ -197,5 +210,7 @@ function isOutage(failure: UpstreamError): boolean {
     failure.code === 'UPSTREAM_TIMEOUT' || (failure.code === 'UPSTREAM_ERROR' && failure.retryable)
   )
 }
+
+const secondsOf = (ms: number) => Math.max(1, Math.ceil(ms / 1000))
 
 const endpointOf = (key: string) => key.slice(0, key.indexOf(' '))

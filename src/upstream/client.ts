@@ -172,8 +172,9 @@ export class UpstreamClient {
       const open = circuit?.admit(name)
       if (open) {
         release()
-        // A retry the circuit refuses leaves the read failed with what the upstream said.
-        throw failure ? this.failed(failure, attempts, scope) : open
+        // A retry the circuit refuses leaves the read failed with what the upstream said (and
+        // when the circuit is tried again).
+        throw failure ? this.failed(circuit?.told(failure) ?? failure, attempts, scope) : open
       }
       if (!scope.spend()) {
         release()
@@ -208,7 +209,7 @@ export class UpstreamClient {
       await this.gate.slowDown(tokenKey, failure)
       const delay = this.retries.delayAfter(failure, attempts, readDeadline)
       circuit?.ended(failure, delay === undefined)
-      if (delay === undefined) throw this.failed(failure, attempts, scope)
+      if (delay === undefined) throw this.failed(circuit?.told(failure) ?? failure, attempts, scope)
       // A retry that would end past the operation's deadline: report what happened instead (the
       // operation's own deadline: another that joined the read may retry it within its own).
       if (Date.now() + delay >= scope.deadline) {

@@ -99,7 +99,17 @@ export function isCallersOwn(error: unknown): boolean {
 
 /** The same failure, marked as the reading operation's own (see isCallersOwn). */
 export function asCallersOwn(error: UpstreamError): UpstreamError {
-  if (error.callersOwn) return error
+  return error.callersOwn ? error : changed(error, { callersOwn: true })
+}
+
+/** The same failure, telling the client to wait at least `seconds` before trying again. */
+export function waitingAtLeast(error: UpstreamError, seconds: number): UpstreamError {
+  return (error.retryAfterSeconds ?? 0) >= seconds
+    ? error
+    : changed(error, { retryAfterSeconds: seconds })
+}
+
+function changed(error: UpstreamError, details: UpstreamErrorDetails): UpstreamError {
   return new UpstreamError(
     error.code,
     error.endpoint,
@@ -108,8 +118,9 @@ export function asCallersOwn(error: UpstreamError): UpstreamError {
       status: error.status,
       retryAfterSeconds: error.retryAfterSeconds,
       cancelled: error.cancelled,
-      callersOwn: true,
+      callersOwn: error.callersOwn,
       cause: error.cause,
+      ...details,
     },
   )
 }

@@ -119,6 +119,31 @@ describe('CALLER_RATE_LIMIT', () => {
   })
 })
 
+describe('a read whose turn would come after its deadline', () => {
+  const [a, b] = bigList.members.slice(200, 202).map((m) => m.company)
+  if (!a || !b) throw new Error('list 1001 has fewer than 202 members')
+  const statements = (c: typeof a) =>
+    `company(country: ${c.country}, number: "${c.companyNumber}") { financials(first: 1) { totalCount } }`
+
+  it.each([
+    ['UPSTREAM_RATE_LIMIT', { upstreamRateLimit: 1 }],
+    ['CALLER_RATE_LIMIT', { upstreamRateLimit: undefined, callerRateLimit: 1 }],
+  ])(
+    '%s=1: refused at once, RATE_LIMITED with the seconds until its turn',
+    async (setting, limit) => {
+      // One read a second: the second read's turn is a second away, past its 500 ms.
+      const limited = stack.replica({ ...limit, upstreamTimeoutMs: 500 })
+      const { body } = await limited.post(`{ a: ${statements(a)} b: ${statements(b)} }`)
+      const refused = body.errors?.filter((e) => e.extensions?.code === 'RATE_LIMITED')
+      expect(refused?.map((e) => e.extensions)).toEqual([
+        { code: 'RATE_LIMITED', retryable: true, retryAfterSeconds: 1 },
+      ])
+      expect(refused?.[0]?.message).toContain(`the rate limit (${setting}) has no turn free`)
+      expect(demo.calls()).toHaveLength(1)
+    },
+  )
+})
+
 describe.skipIf(!redisAvailable)(
   redisAvailable ? 'across replicas' : `across replicas: skipped, ${REDIS_SKIP_REASON}`,
   async () => {

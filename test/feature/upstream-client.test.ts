@@ -363,6 +363,21 @@ describe('retries', () => {
     expect(counted.spent).toBe(1)
   })
 
+  it('a 503 with a Retry-After past the deadline fails at once, UPSTREAM_ERROR with its seconds', async () => {
+    demo.inject({ path: FINANCIALS, status: 503, retryAfter: '120' })
+    const counted = readScope()
+    const error = await client
+      .send(prepare(financials, { company, limit: 5, offset: 0 }), counted)
+      .catch((e: UpstreamError) => e)
+    expect(error).toBeInstanceOf(UpstreamError)
+    expect((error as UpstreamError).extensions).toEqual({
+      code: 'UPSTREAM_ERROR',
+      retryable: true,
+      retryAfterSeconds: 120,
+    })
+    expect(counted.spent).toBe(1)
+  })
+
   describe('a failing upstream', () => {
     let fresh: UpstreamClient | undefined
     beforeAll(() => {
