@@ -77,9 +77,16 @@ export interface Fault {
 /** Longest delay a setting may ask for: Node's timers cannot wait longer than about 24 days. */
 export const MAX_DELAY_MS = 600_000
 
+/** The Retry-After a `429` fault sends unless it gives its own (the gateway's deadline is 10 s by
+ *  default: a longer wait is reported at once, not waited out). */
+export const DEFAULT_RETRY_AFTER_S = 30
+/** Longest Retry-After a fault may give. */
+const MAX_RETRY_AFTER_S = MAX_DELAY_MS / 1000
+
 /** What each fault of DEMO_FAULTS does, as the documentation lists them. */
 export const FAULT_KINDS = {
-  '<status>': 'answers that HTTP status (400–599) with a small JSON error body',
+  '<status>': `answers that HTTP status (400–599) with a small JSON error body; \`429\` with \`Retry-After: ${DEFAULT_RETRY_AFTER_S}\``,
+  '<status>:<s>': `the same with \`Retry-After: <s>\` (seconds, at most ${MAX_RETRY_AFTER_S})`,
   timeout:
     'never answers: the request stays open until the gateway gives up (`UPSTREAM_TIMEOUT_MS`, 10 s by default)',
   badbody: 'answers 200 with a body that is not JSON',
@@ -92,8 +99,13 @@ function faultOf(kind: string): Omit<Fault, 'path'> | string {
   if (kind === 'badbody') return { status: 200, body: 'this is not JSON' }
   const slow = /^slow:(\d+)$/.exec(kind)
   if (slow && Number(slow[1]) <= MAX_DELAY_MS) return { delayMs: Number(slow[1]) }
-  if (/^[45]\d\d$/.test(kind)) return { status: Number(kind) }
-  return `\`${kind}\` is not a fault: an HTTP status 400–599, timeout, badbody or slow:<ms> (ms at most ${MAX_DELAY_MS})`
+  const status = /^([45]\d\d)(?::(\d+))?$/.exec(kind)
+  const retryAfter =
+    status?.[2] ?? (status?.[1] === '429' ? String(DEFAULT_RETRY_AFTER_S) : undefined)
+  if (status && Number(retryAfter ?? 0) <= MAX_RETRY_AFTER_S) {
+    return { status: Number(status[1]), ...(retryAfter === undefined ? {} : { retryAfter }) }
+  }
+  return `\`${kind}\` is not a fault: an HTTP status 400–599 (with :<s>, a Retry-After of at most ${MAX_RETRY_AFTER_S} s), timeout, badbody or slow:<ms> (ms at most ${MAX_DELAY_MS})`
 }
 
 /** The faults of a DEMO_FAULTS list, or why it is not one. */

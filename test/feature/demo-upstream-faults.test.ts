@@ -1,7 +1,7 @@
 import { once } from 'node:events'
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest'
-import { RESOURCES, type Resource } from '../../src/demo-upstream/faults.js'
+import { DEFAULT_RETRY_AFTER_S, RESOURCES, type Resource } from '../../src/demo-upstream/faults.js'
 import { DEMO_TOKEN, DemoUpstream, type ReceivedCall } from '../../src/demo-upstream/server.js'
 import { NO_FAULTS, readDemoSettings, shown } from '../../src/demo-upstream/settings.js'
 import { bigList, companyArgs, demoData, michiels } from '../support/fixtures.js'
@@ -76,7 +76,6 @@ const ways = [
 const faults = [
   ['financials:503', ['company', 'statements'], 'UPSTREAM_ERROR', 3],
   ['financials:500', ['company', 'statements'], 'UPSTREAM_ERROR', 1],
-  ['lookalikes:429', ['company', 'lookalikes'], 'RATE_LIMITED', 3],
   ['members:404', ['list', 'companies'], 'NOT_FOUND', 1],
   ['contacts:timeout', ['company', 'contacts'], 'UPSTREAM_TIMEOUT', 1],
   ['relationships:slow:600000', ['company', 'shareholders'], 'UPSTREAM_TIMEOUT', 1],
@@ -132,6 +131,48 @@ describe.each(ways)('faults set through %s', (_, apply) => {
       `{ company(${companyArgs(company)}) { financials(first: 1) { totalCount } } }`,
     )
     expect(statements.body.errors?.map((e) => e.extensions?.code)).toEqual(['NOT_FOUND'])
+  })
+})
+
+describe.each(ways)('a 429 set through %s', (_, apply) => {
+  const statements = `{ company(${companyArgs(company)}) { financials(first: 1) { totalCount } } }`
+  const peers = `{ company(${companyArgs(company)}) { lookalikes(first: 1) { totalCount } } }`
+
+  it(`financials:429: the demo asks to wait ${DEFAULT_RETRY_AFTER_S} s, and the UI is told so: RATE_LIMITED with retryAfterSeconds, at once; the gateway then holds every read of the token`, async () => {
+    // A gateway of its own: the pause holds every read made with its token.
+    const paused = stack.replica({ upstreamTimeoutMs: 1500 })
+    await apply({ DEMO_FAULTS: 'financials:429' })
+    const told = await paused.post(statements)
+    expect(told.body.errors?.map((e) => [e.path, e.extensions])).toEqual([
+      [
+        ['company', 'financials'],
+        { code: 'RATE_LIMITED', retryable: true, retryAfterSeconds: DEFAULT_RETRY_AFTER_S },
+      ],
+    ])
+    expect(demo.calls().map((call) => call.status)).toEqual([429])
+    // Another resource, no fault on it: not read until the wait is over.
+    const held = await paused.post(peers)
+    expect(held.body.errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED' })
+    expect(held.body.errors?.[0]?.extensions?.retryAfterSeconds).toBeGreaterThan(
+      DEFAULT_RETRY_AFTER_S - 5,
+    )
+    expect(held.body.errors?.[0]?.message).toMatch(/the upstream answered 429 and asked to wait/)
+    expect(demo.calls()).toHaveLength(1)
+  })
+
+  it('<status>:<s> sends Retry-After: <s>', async () => {
+    await apply({ DEMO_FAULTS: 'financials:429:5,lookalikes:503:2,contacts:503' })
+    const retryAfter = async (resource: string) => {
+      const answer = await fetch(
+        `${demo.url}/v1/companies/BE/${company.companyNumber}/${resource}`,
+        { headers: { authorization: `Bearer ${DEMO_TOKEN}` } },
+      )
+      await answer.arrayBuffer()
+      return [answer.status, answer.headers.get('retry-after')]
+    }
+    expect(await retryAfter('financials')).toEqual([429, '5'])
+    expect(await retryAfter('lookalikes')).toEqual([503, '2'])
+    expect(await retryAfter('contacts')).toEqual([503, null])
   })
 })
 
@@ -206,6 +247,8 @@ describe('invalid settings', () => {
     ['DEMO_FAULTS', 'financials:200', /financials: `200` is not a fault/],
     ['DEMO_FAULTS', 'financials', /financials: `` is not a fault/],
     ['DEMO_FAULTS', 'financials:slow:600001', /`slow:600001` is not a fault/],
+    ['DEMO_FAULTS', 'financials:429:601', /`429:601` is not a fault: .*at most 600 s/],
+    ['DEMO_FAULTS', 'financials:429:soon', /`429:soon` is not a fault/],
     ['DEMO_FAULTS', 'financials:503,financials:500', /financials has two faults/],
     ['DEMO_FAULTS', 'toString:503', /`toString` is not a resource/],
     ['DEMO_FAULT_RATE', '1.5', /must be a number from 0 to 1/],
