@@ -1,5 +1,6 @@
 import { once } from 'node:events'
 import { Worker } from 'node:worker_threads'
+import type { Fault } from '../src/demo-upstream/faults.js'
 import type { ReceivedCall } from '../src/demo-upstream/server.js'
 
 /**
@@ -11,6 +12,8 @@ export interface DemoThread {
   calls(): Promise<ReceivedCall[]>
   reset(): Promise<void>
   setLatency(ms: number): Promise<void>
+  /** Until the next reset (a RegExp path crosses to the thread as it is). */
+  inject(fault: Fault): Promise<void>
   stop(): Promise<void>
 }
 
@@ -23,7 +26,7 @@ export async function startDemoThread(): Promise<DemoThread> {
   )
   const [{ url }] = (await once(worker, 'message')) as [{ url: string }]
   let next = 0
-  const ask = async (op: string, ms?: number): Promise<unknown> => {
+  const ask = async (op: string, ms?: number, fault?: Fault): Promise<unknown> => {
     const id = next++
     const answer = new Promise((resolve) => {
       const onMessage = (message: { id: number; result: unknown }) => {
@@ -33,7 +36,7 @@ export async function startDemoThread(): Promise<DemoThread> {
       }
       worker.on('message', onMessage)
     })
-    worker.postMessage({ id, op, ms })
+    worker.postMessage({ id, op, ms, fault })
     return answer
   }
   return {
@@ -41,6 +44,7 @@ export async function startDemoThread(): Promise<DemoThread> {
     calls: () => ask('calls') as Promise<ReceivedCall[]>,
     reset: async () => void (await ask('reset')),
     setLatency: async (ms) => void (await ask('latency', ms)),
+    inject: async (fault) => void (await ask('inject', undefined, fault)),
     stop: async () => {
       await ask('stop')
       await worker.terminate()

@@ -5,6 +5,7 @@ import { estimateOperation } from '../src/operation/cost-estimate.js'
 import { schema } from '../src/schema/index.js'
 import { data, listId } from './demo-data.js'
 import { type DemoThread, startDemoThread } from './demo-thread.js'
+import { failurePaths } from './failure-paths.js'
 import { fairShares } from './fair-shares.js'
 import { type Answer, ask, gatewayWith, ms, run, timed } from './gateway.js'
 import { SMALL, TRAVERSAL } from './queries.js'
@@ -12,9 +13,9 @@ import { replicas } from './replicas.js'
 import { percentile } from './stats.js'
 
 /**
- * Scenarios 4–8 of `npm run bench` (see bench/run.ts), in process: the gateway through
+ * Scenarios 4–10 of `npm run bench` (see bench/run.ts), in process: the gateway through
  * `yoga.fetch`, the demo upstream on a worker thread, loopback HTTP (7: bench/fair-shares.ts,
- * 8: bench/replicas.ts).
+ * 8: bench/replicas.ts, 9 and 10: bench/failure-paths.ts).
  */
 
 /** CACHE_TTL_SECONDS by default (300): what scenario 6 turns the cache on with. */
@@ -36,6 +37,7 @@ export async function runInProcess() {
   await cache(demo)
   await fairShares(demo)
   await replicas(demo)
+  await failurePaths(demo)
   await demo.stop()
 }
 

@@ -1,11 +1,13 @@
 import { cpus, loadavg } from 'node:os'
+import { runFailurePaths } from './failure-paths.js'
 import { printSummary } from './headline/report.js'
 import { runHeadline } from './headline.js'
 import { runInProcess } from './in-process.js'
 
 /**
  * `npm run bench`: measured figures, never asserted (about 3 minutes on a 2-core machine).
- * `npm run bench -- --only=headline` runs scenarios 1–3 only, `--only=in-process` 4–8 only.
+ * `npm run bench -- --only=headline` runs scenarios 1–3 only, `--only=in-process` 4–10 only,
+ * `--only=failure-paths` 9–10 only.
  *
  * Headline (bench/headline.ts), the gateway the way users feel it: demo upstream, gateway and a
  * bare graphql-yoga baseline each in a process of their own over loopback HTTP, the load from
@@ -38,11 +40,16 @@ import { runInProcess } from './in-process.js'
  * 8. Redis and replicas (bench/replicas.ts, needs redis-server): the traversal's time without
  *    Redis, with Redis at 0 ms and 120 ms (a delaying proxy), and stopped; upstream calls and
  *    Redis commands per call for 5 identical traversals at once on each of 1, 2 and 4 replicas.
+ * 9. @defer (bench/failure-paths.ts): when the first part and the whole of a company page arrive
+ *    while its deferred read takes 2.5 s.
+ * 10. An upstream that answers only 503: upstream requests for 25 reads, with stale entries,
+ *    nothing cached, and circuits off.
  */
 
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length)
-if (only !== undefined && only !== 'headline' && only !== 'in-process') {
-  console.error(`unknown --only=${only}: use --only=headline or --only=in-process`)
+const parts = ['headline', 'in-process', 'failure-paths']
+if (only !== undefined && !parts.includes(only)) {
+  console.error(`unknown --only=${only}: use --only=${parts.join(', --only=')}`)
   process.exit(2)
 }
 
@@ -51,6 +58,10 @@ console.log(
     .map((v) => v.toFixed(2))
     .join(' ')} (1, 5, 15 min) at start`,
 )
+if (only === 'failure-paths') {
+  await runFailurePaths()
+  process.exit(0)
+}
 const summary = only === 'in-process' ? [] : await runHeadline()
 if (only !== 'headline') await runInProcess()
 if (summary.length > 0) printSummary(summary)
