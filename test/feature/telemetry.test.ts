@@ -218,6 +218,23 @@ describe('without a collector (OTEL_EXPORTER_OTLP_ENDPOINT unset)', () => {
     expect(collected).toHaveLength(0)
   })
 
+  it('answers with no trace header of its own (docs/operations.md): the request id is what a page reads', async () => {
+    const { numbers } = demoSample(stack)
+    const response = await stack.request({
+      headers: {
+        authorization: 'Bearer demo-token',
+        origin: 'https://app.example',
+        traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`,
+      },
+      body: { query: ONE, variables: { number: numbers[1] } },
+    })
+    expect(response.status).toBe(200)
+    const names = [...response.headers.keys()]
+    expect(names.filter((name) => /trace|timing/.test(name))).toEqual([])
+    expect(response.headers.get('x-request-id')).toBeTruthy()
+    expect(response.headers.get('access-control-expose-headers')).toMatch(/X-Request-Id/i)
+  })
+
   it('ignores a malformed traceparent: a new trace instead', async () => {
     const { numbers } = demoSample(stack)
     const { body } = await stack.post(
