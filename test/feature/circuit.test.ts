@@ -140,6 +140,28 @@ describe('half-open', () => {
     expect(sample(await metricsOf(gateway), openSeries(FINANCIALS))).toBe(0)
   })
 
+  it('reads that arrive together when it is half-open: one probe is sent, the others are refused at once', async () => {
+    const gateway = await opened()
+    later(OPEN_MS)
+    const held = demo.hold(/\/financials$/)
+    let settled = 0
+    const reads = companies.slice(0, 5).map((c) =>
+      gateway.post(financials(c)).finally(() => {
+        settled++
+      }),
+    )
+    // Four are answered while the probe is still held upstream.
+    await vi.waitFor(() => expect(settled).toBe(4))
+    expect(demo.calls()).toHaveLength(1)
+    held.release()
+    const answers = await Promise.all(reads)
+    expect(answers.filter((a) => a.body.errors === undefined)).toHaveLength(1)
+    expect(answers.flatMap((a) => a.body.errors ?? []).map((e) => e.extensions)).toEqual(
+      Array(4).fill({ code: 'UPSTREAM_ERROR', retryable: true, retryAfterSeconds: 1 }),
+    )
+    expect(demo.calls()).toHaveLength(1)
+  })
+
   it('a probe whose operation ends first says nothing: the next request probes', async () => {
     const gateway = await opened()
     later(OPEN_MS)
