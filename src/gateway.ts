@@ -188,9 +188,8 @@ function createUpstream(
     tokenKey: (token) => keyedHash(config.gatewaySecret, ['upstream token', token]),
     cache,
     rateLimiter,
-    // A lock outlasts the read it stands for, its holder alive (src/upstream/begin.ts).
     begins: redis
-      ? new Begins(redis, rateLimiter, instance, 2 * config.upstreamTimeoutMs)
+      ? new Begins(redis, rateLimiter, instance, () => cache?.othersListen() ?? false)
       : undefined,
     circuits,
     metrics,
@@ -199,7 +198,6 @@ function createUpstream(
   const close = () => {
     closing ??= (async () => {
       await client.close()
-      cache?.close()
       await redis?.close()
     })()
     return closing

@@ -106,8 +106,17 @@ export class UpstreamClient {
     if (!cache) return (await this.load(request, scope, token, tokenKey)).value
     const key = `${tokenKey}:${scope.caller.language ?? '-'}:${request.pathAndQuery}`
     try {
-      const served = await cache.read(key, scope, (claim) =>
-        this.load(request, scope, token, tokenKey, claim),
+      const served = await cache.read(
+        key,
+        scope,
+        (claim) => this.load(request, scope, token, tokenKey, claim),
+        () =>
+          new UpstreamError(
+            'UPSTREAM_TIMEOUT',
+            endpoint.name,
+            "not read: another replica's read of it had not landed by this operation's deadline (OPERATION_TIMEOUT_MS)",
+            { callersOwn: true },
+          ),
       )
       scope.served(served.result)
       this.options.metrics?.cacheRead(served.result)
@@ -130,7 +139,7 @@ export class UpstreamClient {
    * Reads from the upstream. Each request passes the gate (bounded by the operation's deadline
    * and end), is drawn from the operation's budget just before it is sent, and what is worth
    * retrying is retried within UPSTREAM_TIMEOUT_MS counted from the read's first send. With a
-   * `claim` (a read through the cache), its first request may end unsent: how is returned.
+   * `claim` (a read through the cache), a request may end unsent: how is returned.
    */
   private load<T>(
     request: PreparedRequest<T>,
@@ -165,7 +174,7 @@ export class UpstreamClient {
         tokenKey,
         readDeadline,
         endpoint: name,
-        claim: attempts === 0 ? claim : undefined,
+        claim,
       })
       if (passed.kind !== 'go') return passed
       const { release } = passed
@@ -215,6 +224,7 @@ export class UpstreamClient {
       if (Date.now() + delay >= scope.deadline) {
         throw this.failed(asCallersOwn(failure), attempts, scope)
       }
+      claim?.unsent()
       this.options.logger?.debug(
         {
           endpoint: name,

@@ -15,19 +15,19 @@ const MAX_PAUSE_S = 300
 export interface Claim {
   /** Redis key of the shared entry; undefined: neither looked up nor locked. */
   readKey: string | undefined
-  /** The lock's value (src/upstream/cache/entry.ts). */
+  /** The lock's owner (src/upstream/cache/entry.ts). */
   lock: string | undefined
-  /** An instance found gone whose lock on the entry may be taken over (src/upstream/begin.ts). */
-  takeOver: string | undefined
   /** While it waits in its lane: the function that takes it out (true when it still waited);
    *  undefined once it no longer waits (out of time, ended). */
   waiting(withdraw: (() => boolean) | undefined): void
   /** It has a connection: true to ask for its turn, false when another read of it is being asked
    *  for or sent here already (it then joins that one, and the connection goes to another). */
   granted(): boolean
-  /** Its turn has come, holding the shared entry's lock when `locked` (in place of `stale`):
-   *  true to send it, false when another read of it is being sent here (it joins that one). */
-  sent(locked: boolean, stale: string | undefined): boolean
+  /** Its turn has come, holding the shared entry's lock when `locked`: true to send it, false
+   *  when another read of it is being sent here (it joins that one). */
+  sent(locked: boolean): boolean
+  /** Its request failed and will be sent again: until then nobody may join it. */
+  unsent(): void
 }
 
 export interface PassRequest {
@@ -42,7 +42,7 @@ export interface PassRequest {
 /** How a cached read's first request ended without being sent. */
 export type Elsewhere =
   | { kind: 'hit'; stored: string }
-  | { kind: 'held'; owner: string }
+  | { kind: 'held'; lock: string }
   | { kind: 'withdrawn' }
 
 /** Sent: `release` frees the connection. */
@@ -103,8 +103,11 @@ export class SendGate {
     const shared = limiter?.redis !== undefined
     if (begins && (claim?.readKey !== undefined || shared)) {
       const turn = shared ? { tokenKey, callerKey, maxWaitMs } : undefined
+      // A lock lasts as long as the read may: UPSTREAM_TIMEOUT_MS from its first send.
+      const { readDeadline } = request
+      const lockMs = Number.isFinite(readDeadline) ? readDeadline - Date.now() : this.timeoutMs
       return begins
-        .ask({ readKey: claim?.readKey, lock: claim?.lock, takeOver: claim?.takeOver, turn })
+        .ask({ readKey: claim?.readKey, lock: claim?.lock, lockMs, turn })
         .then((answer) => answer ?? this.locally(tokenKey, callerKey, maxWaitMs))
     }
     return this.locally(tokenKey, callerKey, maxWaitMs)
@@ -167,7 +170,7 @@ class Waiting implements Ticket {
 
   private answered(answer: Answer, release: () => void) {
     const { claim, endpoint, scope } = this.request
-    if (answer.kind === 'go' && (!claim || claim.sent(answer.locked === true, answer.stale))) {
+    if (answer.kind === 'go' && (!claim || claim.sent(answer.locked === true))) {
       // Sent even if the operation ended meanwhile: the request then ends at once, and the lock
       // it took is released like any other failed read's.
       this.resolve({ kind: 'go', release })

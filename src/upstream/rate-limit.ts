@@ -60,38 +60,40 @@ const MIN_SWEEP_SIZE = 1024
 /**
  * take_turn(token TAT key, hold key, caller TAT key, now, T, τ, caller T, caller τ, longest wait)
  * → code, ms: 0 send now, 1 ask again in ms, 2 too late (ms: when it would come). The caller's
- * hold is the turn reserved for it; the same algorithm as UpstreamRateLimiter.takeLocally.
+ * hold is the turn reserved for it; the same algorithm as UpstreamRateLimiter.takeLocally. It
+ * reads and writes through the script's get(key) and put(key, value or false, ms), which read
+ * each key once and write it once per script, whatever the number of requests in it.
  */
 export const TURN_LUA = `
 local function take_turn(tk, hk, ck, now, T, tau, cT, ctau, maxWait)
   local ctat = 0
   if cT > 0 then
-    ctat = tonumber(redis.call('GET', ck) or 0)
+    ctat = tonumber(get(ck) or 0)
     local wait = ctat - ctau - now
     if wait > 0 then return (wait > maxWait) and 2 or 1, math.ceil(wait) end
   end
   if T > 0 then
-    local hold = tonumber(redis.call('GET', hk) or 0)
+    local hold = tonumber(get(hk) or 0)
     if hold > now then
       local wait = hold - now
       return (wait > maxWait) and 2 or 1, math.ceil(wait)
     end
     if hold > 0 then
-      redis.call('DEL', hk)
+      put(hk, false, 0)
     else
-      local tat = math.max(tonumber(redis.call('GET', tk) or 0), now)
+      local tat = math.max(tonumber(get(tk) or 0), now)
       local slot = math.max(now, tat - tau)
       if slot - now > maxWait then return 2, math.ceil(slot - now) end
-      redis.call('SET', tk, string.format('%.3f', tat + T), 'PX', math.ceil(tat + T - now))
+      put(tk, string.format('%.3f', tat + T), math.ceil(tat + T - now))
       if slot > now then
-        redis.call('SET', hk, string.format('%.3f', slot), 'PX', math.ceil(slot - now) + ${HOLD_KEPT_MS})
+        put(hk, string.format('%.3f', slot), math.ceil(slot - now) + ${HOLD_KEPT_MS})
         return 1, math.ceil(slot - now)
       end
     end
   end
   if cT > 0 then
     local next = math.max(ctat, now) + cT
-    redis.call('SET', ck, string.format('%.3f', next), 'PX', math.ceil(next - now))
+    put(ck, string.format('%.3f', next), math.ceil(next - now))
   end
   return 0, 0
 end

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { Begins } from '../../src/upstream/begin.js'
@@ -167,6 +168,8 @@ describe.skipIf(!redisAvailable)(
       // Whichever replica made no call waited for the other's read.
       const waited = costOf(bodies[0] ?? { status: 0 }).upstreamCalls === 0 ? one : two
       const loaded = waited === one ? two : one
+      // Redis expires the entry by its own clock, which the test cannot move.
+      await sleep(1100)
       vi.setSystemTime(Date.now() + 1100)
       demo.reset()
       // Expired on the replica that waited too: it reads again; the other takes that from Redis.
@@ -176,18 +179,18 @@ describe.skipIf(!redisAvailable)(
       expect(demo.calls()).toHaveLength(1)
     })
 
-    it('lets go of a read whose replica died: the others load it themselves within a second', async () => {
+    it('lets go of a read whose replica shut down: the others load it themselves at once', async () => {
       const [, , , , fifth] = demo.data.lists
       const query = `{ list(listId: ${fifth?.id}) { name } }`
       const [doomed] = await replicas()
       const held = demo.hold(`/v1/lists/${fifth?.id}`)
       const lost = doomed.post(query)
       await demo.waitForCalls((calls) => calls.length >= 1)
-      // Its connection to Redis is gone: it can neither finish nor renew its lock.
+      // Its read ends with it, and its lock with the read.
       await doomed.gateway.close()
       await lost.catch(() => undefined)
       held.release()
-      // The survivor waits for the lock, which lapses within a second, well inside its deadline.
+      // The survivor finds no lock: it reads well inside its deadline.
       const survivor = await connected(1, () =>
         stack.replica({ redisUrl: redis?.url, operationTimeoutMs: 1800 }),
       )

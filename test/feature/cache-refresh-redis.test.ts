@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest'
-import { READS_CHANNEL } from '../../src/upstream/begin.js'
+import { READS_CHANNEL } from '../../src/upstream/cache/shared-reads.js'
 import {
   commandsSince,
   connectedWith,

@@ -49,7 +49,7 @@ describe.skipIf(!redisAvailable)(`with Redis${skipped}`, () => {
     return {
       redis,
       limiter,
-      begins: new Begins(redis, limiter, `replica ${connections.length}`, 10_000),
+      begins: new Begins(redis, limiter, `replica ${connections.length}`),
     }
   }
   let keys = 0
@@ -218,8 +218,8 @@ describe.skipIf(!redisAvailable)(`when Redis goes away${skipped}`, () => {
     connections.push(a, b)
     const limiterA = new UpstreamRateLimiter({ ratePerSecond: 1, redis: a })
     const limiterB = new UpstreamRateLimiter({ ratePerSecond: 1, redis: b })
-    const replicaA = new Begins(a, limiterA, 'a', 10_000)
-    const replicaB = new Begins(b, limiterB, 'b', 10_000)
+    const replicaA = new Begins(a, limiterA, 'a')
+    const replicaB = new Begins(b, limiterB, 'b')
     // A takes the shared bucket's one turn: B's caller's turn comes a second later.
     expect(await turn(replicaA, 'a', 'one')).toEqual({ kind: 'go' })
     expect((await turn(replicaB, 'a', 'two')).kind).toBe('later')

@@ -61,6 +61,29 @@ describe.skipIf(!redisAvailable)(
       expect({ calls, one, total, commands }).toSatisfy(
         () => calls <= 1.05 * one && total <= 3 * calls,
       )
+      // Four replicas in one process, on a machine that may be busy: counts, not time, are checked.
+    }, 60_000)
+
+    it('one replica with UPSTREAM_RATE_LIMIT: lookup, lock and turn still at most 3 commands per call', async () => {
+      // A Redis of its own: no other replica listens, as in a deployment of one.
+      const own = await startRedis()
+      onTestFinished(() => own.stop())
+      const [replica] = await connectedWith(own.url, 2, () => [
+        stack.replica({ redisUrl: own.url, upstreamRateLimit: 5000 }),
+      ])
+      if (!replica) throw new Error('no replica')
+      // Scripts loaded, and its first answer told: it learns nobody else listens.
+      await replica.post('{ lists(first: 1) { totalCount } }')
+      demo.reset()
+      const probe = new Redis(own.url)
+      onTestFinished(() => probe.disconnect())
+      await commandsSince(probe)
+      expect((await traverse(replica)).body.errors).toBeUndefined()
+      const commands = await commandsSince(probe)
+      const calls = demo.calls().length
+      const total = Object.values(commands).reduce((sum, n) => sum + n, 0)
+      expect(calls).toBeGreaterThan(200)
+      expect({ calls, total, commands }).toSatisfy(() => total <= 3 * calls)
     })
   },
 )

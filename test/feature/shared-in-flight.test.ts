@@ -1,6 +1,8 @@
+import { Redis } from 'ioredis'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { DEMO_TOKEN, DemoUpstream } from '../../src/demo-upstream/server.js'
 import { ReadCache } from '../../src/upstream/cache/read-cache.js'
+import { RemoteReads } from '../../src/upstream/cache/remote-reads.js'
 import { UpstreamClient } from '../../src/upstream/client.js'
 import { prepare } from '../../src/upstream/endpoint.js'
 import { isCallersOwn, staleMayAnswer, type UpstreamError } from '../../src/upstream/errors.js'
@@ -15,7 +17,8 @@ import { type Client, startStack } from '../support/stack.js'
  * Reads in flight are shared between operations only once they have been sent (they hold a
  * connection and their turn): a caller whose read matches one still queued behind another
  * caller's backlog queues in its own turn instead of waiting out that backlog, and is not failed
- * by the other's deadline, budget or departure. In one process and across replicas.
+ * by the other's deadline, budget or departure. A request that failed and waits to be sent
+ * again is not sent: its joiners go back to their own lanes. In one process and across replicas.
  */
 
 const company = michiels
@@ -38,7 +41,7 @@ function watchLanes() {
 describe('in one process', () => {
   const demo = new DemoUpstream({ data: demoData })
   const clients: UpstreamClient[] = []
-  const clientWith = (maxConnections: number) => {
+  const clientWith = (maxConnections: number, timeoutMs = 10_000) => {
     const cache = new ReadCache(
       {
         ttlSeconds: 300,
@@ -52,7 +55,7 @@ describe('in one process', () => {
     const client = new UpstreamClient({
       baseUrl: demo.url,
       languageHeader: 'Accept-Language',
-      timeoutMs: 10_000,
+      timeoutMs,
       maxConnections,
       maxResponseBytes: 1024 * 1024,
       retry: { maxRetries: 2, baseDelayMs: 200, maxDelayMs: 400 },
@@ -104,6 +107,37 @@ describe('in one process', () => {
     await first
     expect(await patient).toBe('ok')
     expect(offsets()).toEqual([0, 1])
+  })
+
+  it('a joined read whose request failed is sent again in the joiner’s turn, not behind the maker’s backlog', async () => {
+    // UPSTREAM_TIMEOUT_MS 1 s: the maker's backlog (100 reads, 2 connections, 30 ms each) takes
+    // longer, so a retry queued behind it fails with the maker's deadline.
+    const client = clientWith(2, 1000)
+    demo.latencyMs = 30
+    onTestFinished(() => {
+      demo.latencyMs = 0
+    })
+    demo.inject({ path, status: 503, times: 1 })
+    const held = demo.hold(path)
+    const heavy = readScope({ fairnessKey: 'heavy' })
+    const made = outcome(client.send(statement(0), heavy))
+    await demo.waitForCalls((calls) => calls.length === 1)
+    const backlog = Array.from({ length: 100 }, (_, i) =>
+      outcome(client.send(statement(i + 1), heavy)),
+    )
+    const light = readScope({ fairnessKey: 'light' })
+    const read = outcome(client.send(statement(0), light))
+    // Joined: no request of its own yet.
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(demo.calls()).toHaveLength(1)
+    held.release()
+    const [joined] = await Promise.all([read, made, ...backlog])
+    expect(joined).toBe('ok')
+    // The 503, then, two connections later at most, the read again: not after the backlog.
+    const again = offsets().indexOf(0, 1)
+    expect(again).toBeGreaterThan(0)
+    expect(again).toBeLessThanOrEqual(5)
+    expect(demo.calls()[0]?.status).toBe(503)
   })
 
   describe('a read joined once sent, failed for a reason of its maker’s, is made again by the joiner', () => {
@@ -203,6 +237,59 @@ describe.skipIf(!redisAvailable)(
       // Replica one's read of it, once its turn came, found it made: one call in all.
       expect(statements.filter((p) => p === targetPath)).toHaveLength(1)
       expect(statements).toHaveLength(60)
+    })
+
+    it('a read joined through its lock whose request failed is sent again in the joiner’s turn', async () => {
+      const [one, two] = await connectedWith(redis?.url ?? '', 4, () =>
+        [1, 2].map(() => stack.replica({ redisUrl: redis?.url })),
+      )
+      if (!one || !two) throw new Error('no replicas')
+      // What the test before read is in Redis: start from nothing.
+      const direct = new Redis(redis?.url ?? '')
+      await direct.flushall()
+      direct.disconnect()
+      const [target] = bigList.members.map((m) => m.company)
+      if (!target) throw new Error('no members')
+      const expect_ = vi.spyOn(RemoteReads.prototype, 'expect')
+      onTestFinished(() => expect_.mockRestore())
+      const waitedFor = () => expect_.mock.calls.length
+      const targetPath = `/v1/companies/${target.country}/${target.companyNumber}/financials`
+      demo.latencyMs = 30
+      onTestFinished(() => {
+        demo.latencyMs = 0
+      })
+      demo.inject({ path: targetPath, status: 503, times: 1 })
+      const held = demo.hold(/\/financials$/)
+      // Replica one's caller reads 150 statements, the target's first: its request is sent.
+      const backlog = ask(
+        one,
+        'heavy',
+        `{ list(listId: ${bigList.id}) { companies(first: 150) { nodes { financials(first: 1) { totalCount } } } } }`,
+      )
+      await demo.waitForCalls(
+        (calls) => calls.filter((c) => c.path.endsWith('/financials')).length === 2,
+      )
+      expect(demo.calls().find((c) => c.path.endsWith('/financials'))?.path).toBe(targetPath)
+      const light = ask(
+        two,
+        'light',
+        `{ company(country: ${target.country}, number: "${target.companyNumber}") { financials(first: 1) { totalCount } } }`,
+      )
+      // Replica two waits for replica one's read of it, through its lock.
+      await vi.waitFor(() => expect(waitedFor()).toBeGreaterThan(0), { timeout: 10_000 })
+      held.release()
+      const [heavy, answer] = await Promise.all([backlog, light])
+      expect(heavy.body.errors).toBeUndefined()
+      expect(answer.body.errors).toBeUndefined()
+      const statements = demo
+        .calls()
+        .filter((c) => c.path.endsWith('/financials'))
+        .map((c) => c.path)
+      const [first, again] = statements.flatMap((p, i) => (p === targetPath ? [i] : []))
+      expect(first).toBe(0)
+      // Sent again in replica two's turn (or one's, if it came first): not after the backlog.
+      expect(again).toBeLessThanOrEqual(6)
+      expect(statements.filter((p) => p === targetPath)).toHaveLength(2)
     })
   },
 )

@@ -1,10 +1,10 @@
 /**
  * One cached answer as both tiers keep it: its value, until when it is fresh (the TTL) and until
  * when it is kept (the stale window of stale-if-error), epoch ms of the replica that stored it.
- * In Redis it is one string, `<fresh until> <kept until> <JSON>`, so that the one script a read
- * runs before it is sent (src/upstream/begin.ts) tells fresh from stale without parsing it; a
- * read being sent holds its key with a lock instead (`\0<owner>`, then a space and the stale
- * entry it replaced, if any), which no entry can be mistaken for.
+ * In Redis it is one string, `<fresh until> <kept until> <JSON>`, kept only while it is fresh, so
+ * that a key missing is a key to read; a stale entry answers from the in-process tier of the
+ * replicas that hold it. A read being sent holds its key with a lock instead (`\0<instance>:<id>
+ * <until>`, src/upstream/begin.ts), which no entry can be mistaken for.
  */
 
 export interface Entry {
@@ -47,9 +47,14 @@ export function decode(stored: string): Entry | undefined {
   return { value, freshUntil: Number(match[1]), keptUntil: Number(match[2]), size: json.length }
 }
 
-/** The lock a read being sent by `owner` holds its key with, keeping the stale entry it replaced. */
-export function lockOf(owner: string, stale?: string): string {
-  return stale === undefined ? `\0${owner}` : `\0${owner} ${stale}`
+/** The owner part of the lock a read being sent by `owner` holds its key with. */
+export function lockOf(owner: string): string {
+  return `\0${owner}`
+}
+
+/** Until when a lock lasts (epoch ms of its holder; 0 if it does not say). */
+export function lockedUntil(lock: string): number {
+  return Number(lock.slice(lock.indexOf(' ') + 1)) || 0
 }
 
 /**

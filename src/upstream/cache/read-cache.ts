@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import type { Claim, Elsewhere } from '../gate.js'
 import type { CacheResult } from '../read-scope.js'
-import { decode, type Entry, encode, entryOf, lockOf, ttlOf } from './entry.js'
+import { decode, type Entry, encode, entryOf, lockedUntil, lockOf, ttlOf } from './entry.js'
 import type { RedisLink } from './redis.js'
 import { RemoteReads } from './remote-reads.js'
 import { SharedReads } from './shared-reads.js'
@@ -14,15 +14,18 @@ import { SharedReads } from './shared-reads.js'
  * read, whose first request it claims (src/upstream/gate.ts).
  *
  * Two tiers: in process, an LRU bounded by the bytes of its entries' JSON, holding the parsed
- * (frozen) answers; with Redis, Redis behind it (src/upstream/cache/entry.ts, shared-reads.ts,
- * and the lookup and lock of src/upstream/begin.ts). An expired entry is kept its stale window
- * and answers for a failure `staleAllowed` accepts (stale-if-error).
+ * (frozen) answers; with Redis, Redis behind it while they are fresh (src/upstream/cache/
+ * entry.ts, shared-reads.ts, and the lookup and lock of src/upstream/begin.ts). An expired entry
+ * is kept in process its stale window and answers for a failure `staleAllowed` accepts
+ * (stale-if-error).
  *
- * A read is shared once it is sent, never before: until then each operation's read waits in its
+ * A read is shared while it is sent, never before: until then each operation's read waits in its
  * own caller's lane. The first to be sent (it holds a connection and its turn) is joined by the
  * others, here at once, on other replicas through its lock in Redis (they take its answer from
- * the message that tells it). A joined read that fails for a reason of its maker's (its end, its
- * budget, its deadline: `callersOwn`) is made again by each operation that joined it.
+ * the message that tells it). A request that failed and waits to be sent again is nobody's to
+ * join: its joiners go back to their own lanes. A joined read that fails for a reason of its
+ * maker's (its end, its budget, its deadline: `callersOwn`) is made again by each operation that
+ * joined it.
  */
 
 export interface Served<T> {
@@ -66,7 +69,12 @@ export interface ReadCacheOptions {
 interface Sending {
   done: Promise<Served<unknown>>
   at: number
+  resolve(served: Served<unknown>): void
+  reject(error: unknown): void
 }
+
+/** What a joiner is told when the request it joined failed and waits to be sent again. */
+const UNSENT = Symbol('unsent')
 
 const PREFIX = 'gw:reads:'
 
@@ -78,7 +86,7 @@ export class ReadCache {
   private readonly queued = new Map<string, Set<() => boolean>>()
   /** Per key, the first request that has a connection and asks for its turn (one at a time). */
   private readonly asking = new Map<string, Promise<void>>()
-  private readonly remote: RemoteReads
+  private readonly remote = new RemoteReads()
 
   constructor(
     private readonly options: ReadCacheOptions,
@@ -91,8 +99,8 @@ export class ReadCache {
     })
     if (options.redis) {
       this.shared = new SharedReads(options.redis, this.instance, {
-        sent: (key, instance) => {
-          if (instance !== this.instance) this.sentElsewhere(key, instance)
+        sent: (key, until, instance) => {
+          if (instance !== this.instance) this.sentElsewhere(key, until)
         },
         landed: (key, stored, flags, instance) => this.landed(key, stored, flags, instance),
         released: (key) => this.remote.settle(unprefixed(key)),
@@ -100,20 +108,22 @@ export class ReadCache {
           this.tier.delete(unprefixed(key))
           this.remote.settle(unprefixed(key))
         },
+        lost: () => this.remote.settleAll(),
       })
     }
-    this.remote = new RemoteReads(async (owners) => this.shared?.alive(owners))
   }
 
   /**
    * The value for `key`: from the cache, from a read sent by another operation or replica, or
    * made by `make` (stored when the upstream allows). When the read fails with a failure
    * `staleAllowed` accepts and an expired entry is still kept, that entry answers (`stale`).
+   * Waiting for another replica's read past the caller's deadline fails with `overdue()`.
    */
   async read<T>(
     key: string,
     options: ReadOptions,
     make: (claim: Claim) => Promise<Made<T>>,
+    overdue: () => unknown,
   ): Promise<Served<T>> {
     for (;;) {
       const entry = options.fresh ? undefined : this.kept(key)
@@ -129,15 +139,13 @@ export class ReadCache {
         await asking
         continue
       }
-      const owner = options.fresh ? undefined : this.remote.ownerOf(key)
-      let takeOver: string | undefined
-      if (owner !== undefined) {
+      if (!options.fresh && this.remote.waited(key)) {
         const landed = await this.remote.wait(key, options.signal, options.deadline)
-        if (landed === undefined) continue
-        if (landed === 'gone') takeOver = owner
-        else if (landed !== 'deadline') return { value: landed.value as T, result: 'shared' }
+        if (landed === 'deadline') return this.overdue(entry, overdue())
+        if (landed) return { value: landed.value as T, result: 'shared' }
+        continue
       }
-      const made = await this.make(key, options, entry, make, takeOver)
+      const made = await this.make(key, options, entry, make)
       if (made) return made
     }
   }
@@ -152,14 +160,23 @@ export class ReadCache {
     return entry
   }
 
-  /** Another operation's read: its answer, or undefined when it failed on its maker's account. */
+  /** Past the caller's deadline: the stale entry if one may answer a timeout, else `error`. */
+  private overdue<T>(kept: Entry | undefined, error: unknown): Served<T> {
+    const stale = this.options.staleAllowed(error) ? kept : undefined
+    if (stale && stale.keptUntil > Date.now()) return { value: stale.value as T, result: 'stale' }
+    throw error
+  }
+
+  /** Another operation's read: its answer, or undefined when it failed on its maker's account or
+   *  waits to be sent again. */
   private async join(sending: Sending, options: ReadOptions) {
     try {
       const { value, result } = await abortable(sending.done, options.signal)
       // A stale answer stays stale for everyone who gets it.
       return { value, result: result === 'stale' ? 'stale' : 'shared' } satisfies Served<unknown>
     } catch (error) {
-      if (options.signal.aborted || !this.options.callersOwn(error)) throw error
+      if (options.signal.aborted) throw error
+      if (error !== UNSENT && !this.options.callersOwn(error)) throw error
       return undefined
     }
   }
@@ -170,21 +187,14 @@ export class ReadCache {
     options: ReadOptions,
     kept: Entry | undefined,
     make: (claim: Claim) => Promise<Made<T>>,
-    takeOver: string | undefined,
   ): Promise<Served<T> | undefined> {
     const { shared } = this
     const redisKey = PREFIX + key
     const lock = lockOf(`${this.instance}:${randomUUID()}`)
-    let resolve!: (served: Served<unknown>) => void
-    let reject!: (error: unknown) => void
-    const done = new Promise<Served<unknown>>((res, rej) => {
-      resolve = res
-      reject = rej
-    })
-    // Nobody may be waiting for it: an unhandled rejection is not a failure of this read.
-    done.catch(() => {})
+    /** The read while its request is sent (joinable), its lock in Redis if it holds one. */
     let mine: Sending | undefined
-    let locked: { stale: string | undefined } | undefined
+    let locked = false
+    let everSent = false
     let withdrawMe: (() => boolean) | undefined
     let asked: (() => void) | undefined
     const stopAsking = () => {
@@ -195,10 +205,22 @@ export class ReadCache {
       const other = this.sending.get(key)
       return other !== undefined && (!options.fresh || other.at >= options.startedAt)
     }
+    const unlock = () => {
+      if (locked) void shared?.release(redisKey, lock)
+      locked = false
+    }
+    /** Its request is no longer sent; its joiners are told `outcome`. */
+    const settled = (outcome: { served: Served<unknown> } | { error: unknown }) => {
+      const sent = mine
+      mine = undefined
+      if (!sent) return
+      if (this.sending.get(key) === sent) this.sending.delete(key)
+      if ('served' in outcome) sent.resolve(outcome.served)
+      else sent.reject(outcome.error)
+    }
     const claim: Claim = {
       readKey: shared && !options.fresh ? redisKey : undefined,
       lock,
-      takeOver,
       waiting: (withdraw) => {
         stopAsking()
         const waiting = this.queued.get(key)
@@ -220,39 +242,39 @@ export class ReadCache {
         this.asking.set(key, asking)
         return true
       },
-      sent: (isLocked, stale) => {
+      sent: (isLocked) => {
         stopAsking()
         if (joinable()) {
-          if (isLocked) void shared?.release(redisKey, lock, stale, keptMs(stale))
+          if (isLocked) void shared?.release(redisKey, lock)
           return false
         }
-        mine = { done, at: Date.now() }
+        mine = sending()
         this.sending.set(key, mine)
-        if (isLocked) locked = { stale }
+        locked = isLocked
+        everSent = true
         this.withdrawQueued(key)
         return true
       },
-    }
-    const settled = (served?: Served<unknown>, error?: unknown) => {
-      if (this.sending.get(key) === mine) this.sending.delete(key)
-      if (served) resolve(served)
-      else reject(error)
+      unsent: () => {
+        settled({ error: UNSENT })
+        unlock()
+      },
     }
     let made: Made<T>
     try {
       made = await make(claim)
     } catch (error) {
       stopAsking()
-      if (!mine) throw error
-      const stale = this.staleFor(error, options, kept, locked?.stale)
+      if (!everSent) throw error
+      const stale = this.staleFor(error, options, kept)
       if (options.fresh && this.isDefinitive(error)) await this.forget(key, redisKey)
-      else if (locked) await shared?.release(redisKey, lock, locked.stale, keptMs(locked.stale))
+      else unlock()
       if (!stale) {
-        settled(undefined, error)
+        settled({ error })
         throw error
       }
       const served = { value: stale.value as T, result: 'stale' as const }
-      settled(served)
+      settled({ served })
       return served
     }
     stopAsking()
@@ -266,13 +288,13 @@ export class ReadCache {
       await shared.land({
         key: redisKey,
         stored: encode(entry, json),
-        keepMs: ttl > 0 ? entry.keptUntil - Date.now() : 0,
+        keepMs: ttl > 0 ? entry.freshUntil - Date.now() : 0,
         lock: locked ? lock : undefined,
         refresh: options.fresh,
       })
     }
     const served = { value: made.value, result: 'miss' as const }
-    settled(served)
+    settled({ served })
     return served
   }
 
@@ -292,10 +314,9 @@ export class ReadCache {
   }
 
   /** The stale entry that answers for `error`, if one may. */
-  private staleFor(error: unknown, options: ReadOptions, kept?: Entry, replaced?: string) {
+  private staleFor(error: unknown, options: ReadOptions, kept?: Entry) {
     if (options.fresh || !this.options.staleAllowed(error)) return undefined
-    const stale = kept ?? (replaced === undefined ? undefined : decode(replaced))
-    return stale && stale.keptUntil > Date.now() ? stale : undefined
+    return kept && kept.keptUntil > Date.now() ? kept : undefined
   }
 
   /** The first request found the read cached, made elsewhere, or was taken out of its lane. */
@@ -307,7 +328,7 @@ export class ReadCache {
         return { value: entry.value as T, result: 'hit' }
       }
     }
-    if (made.kind === 'held') this.remote.expect(key, made.owner)
+    if (made.kind === 'held') this.remote.expect(key, lockedUntil(made.lock))
     return undefined
   }
 
@@ -318,15 +339,17 @@ export class ReadCache {
     for (const withdraw of waiting ?? []) withdraw()
   }
 
-  /** Stops checking the holders of reads waited for. */
-  close(): void {
-    this.remote.close()
+  /** Whether another replica listens for the reads this one sends. */
+  othersListen(): boolean {
+    return this.shared?.othersListen() ?? false
   }
 
-  private sentElsewhere(redisKey: string, owner: string) {
+  /** Another replica sent `redisKey`'s read: this process's reads of it waiting in their lanes
+   *  wait for its answer instead. */
+  private sentElsewhere(redisKey: string, until: number) {
     const key = unprefixed(redisKey)
     if (this.sending.has(key) || !this.queued.has(key)) return
-    this.remote.expect(key, owner)
+    this.remote.expect(key, until)
     this.withdrawQueued(key)
   }
 
@@ -334,7 +357,7 @@ export class ReadCache {
    *  parsed (a refresh replaces what it holds). */
   private landed(redisKey: string, stored: string, flags: string, instance: string) {
     const key = unprefixed(redisKey)
-    const waited = this.remote.ownerOf(key) !== undefined
+    const waited = this.remote.waited(key)
     if (!waited && !this.queued.has(key) && !this.tier.has(key)) return
     const entry = decode(stored)
     if (!entry) return
@@ -346,10 +369,17 @@ export class ReadCache {
 
 const unprefixed = (redisKey: string) => redisKey.slice(PREFIX.length)
 
-/** How long the stale entry a lock replaced is still kept (ms; 0 when none). */
-function keptMs(stale: string | undefined): number {
-  const entry = stale === undefined ? undefined : decode(stale)
-  return entry ? entry.keptUntil - Date.now() : 0
+/** A read about to be sent, for others to join. */
+function sending(): Sending {
+  let resolve!: (served: Served<unknown>) => void
+  let reject!: (error: unknown) => void
+  const done = new Promise<Served<unknown>>((res, rej) => {
+    resolve = res
+    reject = rej
+  })
+  // Nobody may be waiting for it: an unhandled rejection is not a failure of this read.
+  done.catch(() => {})
+  return { done, at: Date.now(), resolve, reject }
 }
 
 /** The promise, or the signal's reason as soon as it aborts. */

@@ -5,15 +5,19 @@ import type { Logger } from 'pino'
  * The one Redis connection of a process (REDIS_URL), shared by the read cache, the locks of
  * reads in flight and the rate limiter. Redis is an optimisation here, never a dependency: every command
  * fails fast when Redis is down or slow (no offline queue, no per-command retries, a short
- * command timeout), and after a failure Redis is left alone for a few seconds (one breaker for
- * every use), so a request is delayed by one short timeout at most, then served straight from
- * the upstream. The client keeps reconnecting in the background.
+ * command timeout), and after a few failures in a row Redis is left alone for a few seconds (one
+ * breaker for every use), so a request is delayed by one short timeout at most, then served
+ * straight from the upstream. One late reply (a busy event loop, a slow network) does not open
+ * it: sharing reads across replicas then goes on. The client keeps reconnecting in the
+ * background.
  */
 
 /** The longest a request may wait for Redis (contract: at most 250 ms). */
 export const REDIS_COMMAND_TIMEOUT_MS = 200
-/** How long Redis is left alone after a failed command. */
+/** How long Redis is left alone once the breaker opens. */
 const BREAK_MS = 5000
+/** Failed commands in a row (no success between them) that open the breaker. */
+const FAILURES_TO_BREAK = 3
 
 /** Thrown instead of a command while the breaker is open. */
 export class RedisUnavailable extends Error {
@@ -25,10 +29,12 @@ export class RedisUnavailable extends Error {
 export class RedisLink {
   readonly client: Redis
   private brokenUntil = 0
+  private failuresInARow = 0
   private down = false
   /** Made by the first subscribe. */
   private subscriber: Redis | undefined
   private readonly listeners = new Map<string, (message: string) => void>()
+  private readonly lostListeners: (() => void)[] = []
 
   constructor(
     url: string,
@@ -44,14 +50,14 @@ export class RedisLink {
       // Reconnect for ever, at most every 2 s: Redis coming back is picked up without a restart.
       retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
     })
-    this.client.on('error', (error: Error) => this.markDown(error))
+    this.client.on('error', (error: Error) => this.markDown(error, true))
     this.client.on('ready', () => {
       this.brokenUntil = 0
       this.markUp()
     })
   }
 
-  /** Runs a Redis operation unless the breaker is open; a failure opens it. */
+  /** Runs a Redis operation unless the breaker is open; failures in a row open it. */
   readonly guard = async <T>(operation: () => Promise<T>): Promise<T> => {
     if (Date.now() < this.brokenUntil) {
       this.failed()
@@ -108,7 +114,15 @@ export class RedisLink {
       subscriber.subscribe(...this.listeners.keys()).catch(() => {})
     })
     subscriber.on('message', (from: string, message: string) => this.listeners.get(from)?.(message))
+    subscriber.on('close', () => {
+      for (const lost of this.lostListeners) lost()
+    })
     this.subscriber = subscriber
+  }
+
+  /** Calls `listener` whenever the subscribed connection drops: messages may then be missed. */
+  onLost(listener: () => void): void {
+    this.lostListeners.push(listener)
   }
 
   async close(): Promise<void> {
@@ -118,14 +132,17 @@ export class RedisLink {
 
   /** A stalled Redis comes back without reconnecting: any success ends the outage. */
   private markUp() {
+    this.failuresInARow = 0
     if (!this.down) return
     this.down = false
     this.logger?.info('Redis reachable again')
   }
 
-  /** Logged once per outage, not once per failed command. */
-  private markDown(error: Error) {
+  /** Logged once per outage, not once per failed command. `lost`: the connection itself failed. */
+  private markDown(error: Error, lost = false) {
     this.failed()
+    this.failuresInARow++
+    if (!lost && this.failuresInARow < FAILURES_TO_BREAK) return
     this.brokenUntil = Date.now() + BREAK_MS
     if (this.down) return
     this.down = true
