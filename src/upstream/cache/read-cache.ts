@@ -125,6 +125,8 @@ export class ReadCache {
     make: (claim: Claim) => Promise<Made<T>>,
     overdue: () => unknown,
   ): Promise<Served<T>> {
+    /** Whether Redis is asked first: not after it held an expired or unreadable entry. */
+    let lookUp = true
     for (;;) {
       const entry = options.fresh ? undefined : this.kept(key)
       if (entry && entry.freshUntil > Date.now()) return { value: entry.value as T, result: 'hit' }
@@ -145,8 +147,9 @@ export class ReadCache {
         if (landed) return { value: landed.value as T, result: 'shared' }
         continue
       }
-      const made = await this.make(key, options, entry, make)
-      if (made) return made
+      const made = await this.make(key, options, entry, make, lookUp)
+      if (made === 'unusable') lookUp = false
+      else if (made) return made
     }
   }
 
@@ -187,7 +190,8 @@ export class ReadCache {
     options: ReadOptions,
     kept: Entry | undefined,
     make: (claim: Claim) => Promise<Made<T>>,
-  ): Promise<Served<T> | undefined> {
+    lookUp: boolean,
+  ): Promise<Served<T> | 'unusable' | undefined> {
     const { shared } = this
     const redisKey = PREFIX + key
     const lock = lockOf(`${this.instance}:${randomUUID()}`)
@@ -219,7 +223,7 @@ export class ReadCache {
       else sent.reject(outcome.error)
     }
     const claim: Claim = {
-      readKey: shared && !options.fresh ? redisKey : undefined,
+      readKey: shared && !options.fresh && lookUp ? redisKey : undefined,
       lock,
       waiting: (withdraw) => {
         stopAsking()
@@ -319,14 +323,20 @@ export class ReadCache {
     return kept && kept.keptUntil > Date.now() ? kept : undefined
   }
 
-  /** The first request found the read cached, made elsewhere, or was taken out of its lane. */
-  private elsewhere<T>(key: string, made: Elsewhere): Served<T> | undefined {
+  /**
+   * The first request found the read cached, made elsewhere, or was taken out of its lane;
+   * `unusable`: Redis holds an entry this process cannot serve (expired by its clock, left by an
+   * older version, unreadable), which the read then replaces without looking it up again.
+   */
+  private elsewhere<T>(key: string, made: Elsewhere): Served<T> | 'unusable' | undefined {
     if (made.kind === 'hit') {
       const entry = decode(made.stored)
-      if (entry) {
-        this.tier.set(key, entry)
-        return { value: entry.value as T, result: 'hit' }
+      if (!entry || entry.freshUntil <= Date.now()) {
+        if (entry) this.tier.set(key, entry)
+        return 'unusable'
       }
+      this.tier.set(key, entry)
+      return { value: entry.value as T, result: 'hit' }
     }
     if (made.kind === 'held') this.remote.expect(key, lockedUntil(made.lock))
     return undefined
