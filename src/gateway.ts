@@ -39,7 +39,7 @@ import { Begins } from './upstream/begin.js'
 import { ReadCache } from './upstream/cache/read-cache.js'
 import { RedisLink } from './upstream/cache/redis.js'
 import { Circuits } from './upstream/circuit.js'
-import { UpstreamClient } from './upstream/client.js'
+import { UpstreamClient, type UpstreamClientOptions } from './upstream/client.js'
 import { isCallersOwn, staleMayAnswer } from './upstream/errors.js'
 import { UpstreamRateLimiter } from './upstream/rate-limit.js'
 
@@ -61,13 +61,18 @@ export function createGateway(
   const metrics = new GatewayMetrics()
   // First: a bad keys file stops start-up before any connection is opened.
   const verify = credentialVerifier(config)
+  const tokenKey = (token: string) => keyedHash(config.gatewaySecret, ['upstream token', token])
   const caller = callers({
     verify,
     serviceToken: config.upstreamToken !== undefined,
     hash: (parts, length) => keyedHash(config.gatewaySecret, parts, length),
+    tokenKey,
     logger,
   })
-  const upstream = createUpstream(config, logger, metrics)
+  const upstream = createUpstream(config, logger, metrics, {
+    tokenKey,
+    onTokenAccepted: caller.tokenAccepted,
+  })
   const { client } = upstream
   let draining = false
   const graphqlEndpoint = '/graphql'
@@ -142,6 +147,7 @@ function createUpstream(
   config: GatewayConfig,
   logger: Logger | undefined,
   metrics: GatewayMetrics,
+  tokens: Pick<UpstreamClientOptions, 'tokenKey' | 'onTokenAccepted'>,
 ) {
   const redis = config.redisUrl
     ? new RedisLink(config.redisUrl, logger, () => metrics.redisFailures.inc())
@@ -185,7 +191,7 @@ function createUpstream(
     maxConnections: config.upstreamMaxConnections,
     maxResponseBytes: config.upstreamMaxResponseBytes,
     logger,
-    tokenKey: (token) => keyedHash(config.gatewaySecret, ['upstream token', token]),
+    ...tokens,
     cache,
     rateLimiter,
     begins: redis
