@@ -8,12 +8,13 @@ import { type Context, contextFactory } from './context.js'
 import { keyedHash } from './domain/keyed-hash.js'
 import { maskError, UNEXPECTED_ERROR } from './errors/graphql-errors.js'
 import { credentialVerifier } from './http/caller-identity.js'
-import { corsOptions } from './http/cors.js'
+import { corsOptions, originAllowed } from './http/cors.js'
 import { useDrain } from './http/drain.js'
 import { graphiqlOptions } from './http/graphiql.js'
 import { useAcceptCheck } from './http/use-accept-check.js'
 import { useBodyLimit } from './http/use-body-limit.js'
 import { callers } from './http/use-caller-identity.js'
+import { useCrossOriginCheck } from './http/use-cross-origin-check.js'
 import { useIncrementalAccept } from './http/use-incremental-accept.js'
 import { useKnownPaths } from './http/use-known-paths.js'
 import { useMetricsEndpoint } from './http/use-metrics-endpoint.js'
@@ -104,6 +105,8 @@ export function createGateway(
       useReadinessCheck({ endpoint: '/ready', check: () => !draining && client.ready() }),
       useDrain(() => draining),
       useAcceptCheck(graphqlEndpoint, config.graphiql),
+      // Before the credential and the body: a page that may not call costs nothing more.
+      useCrossOriginCheck(originAllowed(config.corsOrigins)),
       // Before the body is read: a caller that cannot be verified costs nothing more.
       ...(caller.plugin ? [caller.plugin] : []),
       // documentId / Apollo hash → the manifest's document (read now; none without a manifest).
