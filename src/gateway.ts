@@ -61,14 +61,13 @@ export function createGateway(
 ) {
   const metrics = new GatewayMetrics()
   // First: a bad keys file stops start-up before any connection is opened.
-  const verify = credentialVerifier(config)
+  const verify = credentialVerifier(config, logger)
   const tokenKey = (token: string) => keyedHash(config.gatewaySecret, ['upstream token', token])
   const caller = callers({
     verify,
     serviceToken: config.upstreamToken !== undefined,
     hash: (parts, length) => keyedHash(config.gatewaySecret, parts, length),
     tokenKey,
-    logger,
   })
   const upstream = createUpstream(config, logger, metrics, {
     tokenKey,

@@ -3,9 +3,9 @@ import type { Plugin } from 'graphql-yoga'
 import { LRUCache } from 'lru-cache'
 import { bearerToken, type CallerId } from '../context.js'
 import { httpError } from '../errors/graphql-errors.js'
-import type { Logger } from '../observability/logger.js'
 import { isWarmUp } from '../operation/warm-up.js'
-import { CredentialRefused, KeysUnavailable, type Verify } from './caller-identity.js'
+import { CredentialRefused, type Verify } from './caller-identity.js'
+import { KeysUnavailable } from './issuer-keys.js'
 
 /**
  * Who is calling (contract/runtime.md, `Authorization`), for the fair share of connections and
@@ -30,14 +30,13 @@ export interface CallerSettings {
   hash(parts: readonly string[], length?: number): string
   /** The keyed hash the upstream client keys a token by (what `tokenAccepted` is told). */
   tokenKey(token: string): string
-  logger?: Logger | undefined
 }
 
 /** Tokens the upstream accepted, kept: far more than callers at once, about a megabyte. */
 const ACCEPTED_TOKENS = 10_000
 
 export function callers(settings: CallerSettings): Callers {
-  const { verify, serviceToken, hash, tokenKey, logger } = settings
+  const { verify, serviceToken, hash, tokenKey } = settings
   const verified = new WeakMap<Request, string>()
   const ids = new WeakMap<Request, string>()
   const accepted = new LRUCache<string, true>({ max: ACCEPTED_TOKENS })
@@ -54,7 +53,7 @@ export function callers(settings: CallerSettings): Callers {
     return key === undefined ? `address ${address ?? randomUUID()}` : `token ${key}`
   }
   return {
-    plugin: verify && useCallerIdentity(verify, verified, logger),
+    plugin: verify && useCallerIdentity(verify, verified),
     tokenAccepted: (key) => {
       accepted.set(key, true)
     },
@@ -76,11 +75,7 @@ export function callers(settings: CallerSettings): Callers {
  * page, `/health`, `/ready`, `/metrics` and CORS preflights are answered before this hook and
  * need no credential.
  */
-function useCallerIdentity(
-  verify: Verify,
-  verified: WeakMap<Request, string>,
-  logger: Logger | undefined,
-): Plugin {
+function useCallerIdentity(verify: Verify, verified: WeakMap<Request, string>): Plugin {
   return {
     async onRequestParse({ request, serverContext }) {
       if (isWarmUp(serverContext)) return
@@ -101,8 +96,8 @@ function useCallerIdentity(
             'www-authenticate': 'Bearer error="invalid_token"',
           })
         }
+        // Logged where the fetch failed (src/http/issuer-keys.ts), once per fetch.
         if (error instanceof KeysUnavailable) {
-          logger?.warn({ cause: error.message }, 'AUTH_JWKS_URL: the key set could not be fetched')
           throw httpError(
             'AUTH_UNAVAILABLE',
             503,
