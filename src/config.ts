@@ -151,7 +151,7 @@ export const environment = z.object({
   AUTH_JWKS_URL: optional(
     z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
   ).describe(
-    "with `UPSTREAM_TOKEN`: the issuer's JSON Web Key Set; callers' bearer tokens are then JWTs (RS256, ES256) checked against it (fetched, cached, fetched again for an unknown `kid`), the caller is their `sub`. Needs `AUTH_ISSUER` and `AUTH_AUDIENCE`; may be combined with `AUTH_API_KEYS_FILE`",
+    "with `UPSTREAM_TOKEN`: the issuer's JSON Web Key Set; callers' bearer tokens are then JWTs (RS256, ES256) checked against it (fetched, cached, fetched again for an unknown `kid` and every 10 minutes, kept while the issuer is out), the caller is their `sub`. Needs `AUTH_ISSUER` and `AUTH_AUDIENCE`; may be combined with `AUTH_API_KEYS_FILE`",
   ),
   AUTH_ISSUER: optional(z.string().min(1)).describe(
     'with `AUTH_JWKS_URL`: the `iss` every caller JWT must carry',

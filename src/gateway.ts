@@ -8,12 +8,13 @@ import { type Context, contextFactory } from './context.js'
 import { keyedHash } from './domain/keyed-hash.js'
 import { maskError, UNEXPECTED_ERROR } from './errors/graphql-errors.js'
 import { credentialVerifier } from './http/caller-identity.js'
-import { corsOptions } from './http/cors.js'
+import { corsOptions, originAllowed } from './http/cors.js'
 import { useDrain } from './http/drain.js'
 import { graphiqlOptions } from './http/graphiql.js'
 import { useAcceptCheck } from './http/use-accept-check.js'
 import { useBodyLimit } from './http/use-body-limit.js'
 import { callers } from './http/use-caller-identity.js'
+import { useCrossOriginCheck } from './http/use-cross-origin-check.js'
 import { useIncrementalAccept } from './http/use-incremental-accept.js'
 import { useKnownPaths } from './http/use-known-paths.js'
 import { useMetricsEndpoint } from './http/use-metrics-endpoint.js'
@@ -39,7 +40,7 @@ import { Begins } from './upstream/begin.js'
 import { ReadCache } from './upstream/cache/read-cache.js'
 import { RedisLink } from './upstream/cache/redis.js'
 import { Circuits } from './upstream/circuit.js'
-import { UpstreamClient } from './upstream/client.js'
+import { UpstreamClient, type UpstreamClientOptions } from './upstream/client.js'
 import { isCallersOwn, staleMayAnswer } from './upstream/errors.js'
 import { UpstreamRateLimiter } from './upstream/rate-limit.js'
 
@@ -60,14 +61,18 @@ export function createGateway(
 ) {
   const metrics = new GatewayMetrics()
   // First: a bad keys file stops start-up before any connection is opened.
-  const verify = credentialVerifier(config)
+  const verify = credentialVerifier(config, logger)
+  const tokenKey = (token: string) => keyedHash(config.gatewaySecret, ['upstream token', token])
   const caller = callers({
     verify,
     serviceToken: config.upstreamToken !== undefined,
     hash: (parts, length) => keyedHash(config.gatewaySecret, parts, length),
-    logger,
+    tokenKey,
   })
-  const upstream = createUpstream(config, logger, metrics)
+  const upstream = createUpstream(config, logger, metrics, {
+    tokenKey,
+    onTokenAccepted: caller.tokenAccepted,
+  })
   const { client } = upstream
   let draining = false
   const graphqlEndpoint = '/graphql'
@@ -99,6 +104,8 @@ export function createGateway(
       useReadinessCheck({ endpoint: '/ready', check: () => !draining && client.ready() }),
       useDrain(() => draining),
       useAcceptCheck(graphqlEndpoint, config.graphiql),
+      // Before the credential and the body: a page that may not call costs nothing more.
+      useCrossOriginCheck(originAllowed(config.corsOrigins)),
       // Before the body is read: a caller that cannot be verified costs nothing more.
       ...(caller.plugin ? [caller.plugin] : []),
       // documentId / Apollo hash → the manifest's document (read now; none without a manifest).
@@ -142,6 +149,7 @@ function createUpstream(
   config: GatewayConfig,
   logger: Logger | undefined,
   metrics: GatewayMetrics,
+  tokens: Pick<UpstreamClientOptions, 'tokenKey' | 'onTokenAccepted'>,
 ) {
   const redis = config.redisUrl
     ? new RedisLink(config.redisUrl, logger, () => metrics.redisFailures.inc())
@@ -185,7 +193,7 @@ function createUpstream(
     maxConnections: config.upstreamMaxConnections,
     maxResponseBytes: config.upstreamMaxResponseBytes,
     logger,
-    tokenKey: (token) => keyedHash(config.gatewaySecret, ['upstream token', token]),
+    ...tokens,
     cache,
     rateLimiter,
     begins: redis

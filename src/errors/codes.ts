@@ -20,7 +20,11 @@ export const ERROR_CODES = {
   },
   AUTH_UNAVAILABLE: {
     retryable: true,
-    when: "A caller's JWT could not be checked because the issuer's key set (`AUTH_JWKS_URL`) could not be fetched (HTTP 503): not the caller's fault, try again.",
+    when: "A caller's JWT could not be checked: its key is not in the issuer's key set the gateway holds (`AUTH_JWKS_URL`), if any, and the set could not be fetched (HTTP 503): not the caller's fault, try again.",
+  },
+  ORIGIN_NOT_ALLOWED: {
+    retryable: false,
+    when: 'A browser sent the request for a page of an origin `CORS_ORIGINS` does not allow (its `Origin`, or `Sec-Fetch-Site: cross-site`/`same-site`): HTTP 403, before any upstream call.',
   },
   FORBIDDEN: {
     retryable: false,

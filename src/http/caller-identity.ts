@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { createRemoteJWKSet, errors, type JWTVerifyGetKey, jwtVerify } from 'jose'
+import { errors, jwtVerify } from 'jose'
 import { z } from 'zod'
 import { type Config, ConfigError } from '../config.js'
+import type { Logger } from '../observability/logger.js'
+import { issuerKeys, KeysUnavailable } from './issuer-keys.js'
 
 /**
  * Who a caller is, from the credential it sends (`Authorization: Bearer …`), where the gateway
@@ -15,9 +17,6 @@ import { type Config, ConfigError } from '../config.js'
 /** The credential is missing, malformed, unknown, expired or not for this gateway: HTTP 401. */
 export class CredentialRefused extends Error {}
 
-/** The issuer's keys could not be fetched, so a JWT could not be checked: not the caller's fault. */
-export class KeysUnavailable extends Error {}
-
 /** A credential's verified caller, as `key <name>` or `jwt <sub>`; throws CredentialRefused. */
 export type Verify = (credential: string) => Promise<string>
 
@@ -27,7 +26,7 @@ const MAX_CREDENTIAL_LENGTH = 8192
 type Settings = Pick<Config, 'upstreamToken' | 'authApiKeysFile' | 'authJwt'>
 
 /** The verifier the settings ask for; none when neither AUTH_API_KEYS_FILE nor AUTH_JWKS_URL is set. */
-export function credentialVerifier(settings: Settings): Verify | undefined {
+export function credentialVerifier(settings: Settings, logger?: Logger): Verify | undefined {
   const { authApiKeysFile, authJwt } = settings
   if (!authApiKeysFile && !authJwt) return undefined
   if (settings.upstreamToken === undefined) {
@@ -37,7 +36,7 @@ export function credentialVerifier(settings: Settings): Verify | undefined {
     )
   }
   const keys = authApiKeysFile ? loadApiKeys(authApiKeysFile) : undefined
-  const jwt = authJwt ? jwtVerifier(authJwt) : undefined
+  const jwt = authJwt ? jwtVerifier(authJwt, logger) : undefined
   return async (credential) => {
     if (credential.length > MAX_CREDENTIAL_LENGTH) throw new CredentialRefused('is too long')
     // A lookup by the key's hash: no comparison of secrets whose time could tell how much matched.
@@ -88,23 +87,19 @@ function loadApiKeys(path: string): ReadonlyMap<string, string> {
 
 /**
  * A JWT's `sub`, once jose has checked it: signed (RS256 or ES256 only, so neither `none` nor an
- * HMAC keyed with a public key) by a key of the issuer's set, `iss`, `aud`, `exp` and `nbf`
- * (30 s of clock skew allowed). jose fetches the key set on first use, keeps it 10 minutes, and
- * fetches it again for an unknown `kid` at most every 30 s (so a rotated key is found, and
- * made-up `kid`s cannot make it hammer the issuer); concurrent fetches are one.
+ * HMAC keyed with a public key) by a key of the issuer's set (src/http/issuer-keys.ts), `iss`,
+ * `aud`, `exp` and `nbf` (30 s of clock skew allowed).
  */
-function jwtVerifier({ jwksUrl, issuer, audience }: NonNullable<Settings['authJwt']>) {
-  const keySet = createRemoteJWKSet(new URL(jwksUrl))
-  const key: JWTVerifyGetKey = async (header, token) => {
-    try {
-      return await keySet(header, token)
-    } catch (error) {
-      // The token names no key of the set (its `kid`), or several: the token's fault.
-      if (error instanceof errors.JWKSNoMatchingKey) throw error
-      if (error instanceof errors.JWKSMultipleMatchingKeys) throw error
-      throw new KeysUnavailable(`${jwksUrl}: ${(error as Error).message}`, { cause: error })
-    }
-  }
+function jwtVerifier(
+  { jwksUrl, issuer, audience }: NonNullable<Settings['authJwt']>,
+  logger: Logger | undefined,
+) {
+  const key = issuerKeys(new URL(jwksUrl), (error) =>
+    logger?.warn(
+      { cause: (error as Error).message },
+      'AUTH_JWKS_URL: the key set could not be fetched',
+    ),
+  )
   return async (token: string): Promise<string> => {
     let subject: unknown
     try {

@@ -9,7 +9,7 @@ import type { CORSOptions } from 'graphql-yoga'
  * an origin not allowed simply gets no CORS headers, and the browser refuses.
  */
 export function corsOptions(origins: '*' | readonly string[]): (request: Request) => CORSOptions {
-  const allowed = new Set(origins === '*' ? [] : origins)
+  const allowed = originAllowed(origins)
   // For `*` yoga answers with the request's own Origin, and `Vary: Origin`: here only once the
   // origin is known to be allowed.
   const options: CORSOptions = {
@@ -18,10 +18,14 @@ export function corsOptions(origins: '*' | readonly string[]): (request: Request
     credentials: false,
     exposedHeaders: ['X-Request-Id', 'WWW-Authenticate'],
   }
-  return (request) => {
-    const origin = request.headers.get('origin')
-    // `null` (a sandboxed page, a file) is no origin: never echoed, even when any may call.
-    if (origin === null || origin === 'null') return false
-    return origins === '*' || allowed.has(origin) ? options : false
-  }
+  return (request) => (allowed(request.headers.get('origin')) ? options : false)
+}
+
+/** Whether a page of `origin` may call (CORS_ORIGINS). */
+export function originAllowed(
+  origins: '*' | readonly string[],
+): (origin: string | null) => boolean {
+  const listed = new Set(origins === '*' ? [] : origins)
+  // `null` (a sandboxed page, a file) is no origin: never allowed, even when any may call.
+  return (origin) => origin !== null && origin !== 'null' && (origins === '*' || listed.has(origin))
 }

@@ -1,22 +1,26 @@
 import { randomUUID } from 'node:crypto'
 import type { Plugin } from 'graphql-yoga'
+import { LRUCache } from 'lru-cache'
 import { bearerToken, type CallerId } from '../context.js'
 import { httpError } from '../errors/graphql-errors.js'
-import type { Logger } from '../observability/logger.js'
 import { isWarmUp } from '../operation/warm-up.js'
-import { CredentialRefused, KeysUnavailable, type Verify } from './caller-identity.js'
+import { CredentialRefused, type Verify } from './caller-identity.js'
+import { KeysUnavailable } from './issuer-keys.js'
 
 /**
  * Who is calling (contract/runtime.md, `Authorization`), for the fair share of connections and
  * the operation log: the verified caller where credentials are verified; with UPSTREAM_TOKEN and
  * no verification, the caller's address only (a made-up bearer string must buy no share of its
- * own); without UPSTREAM_TOKEN, the caller's own token, which the upstream verifies, or else
- * its address. Kept as a keyed hash, never in clear.
+ * own); without UPSTREAM_TOKEN, the caller's own token once the upstream has accepted it (a
+ * made-up one would otherwise buy a share of its own, the upstream refusing it only once its
+ * read has had its turn), or else its address. Kept as a keyed hash, never in clear.
  */
 export interface Callers {
   /** Verifies each GraphQL request's credential before its body is read; none to verify: none. */
   plugin: Plugin | undefined
   idOf: CallerId
+  /** The upstream answered a request sent with the caller's own token (its `tokenKey`) 2xx. */
+  tokenAccepted(tokenKey: string): void
 }
 
 export interface CallerSettings {
@@ -24,21 +28,35 @@ export interface CallerSettings {
   /** UPSTREAM_TOKEN is set: the caller's bearer string is not sent upstream, nor trusted. */
   serviceToken: boolean
   hash(parts: readonly string[], length?: number): string
-  logger?: Logger | undefined
+  /** The keyed hash the upstream client keys a token by (what `tokenAccepted` is told). */
+  tokenKey(token: string): string
 }
 
-export function callers({ verify, serviceToken, hash, logger }: CallerSettings): Callers {
+/** Tokens the upstream accepted, kept: far more than callers at once, about a megabyte. */
+const ACCEPTED_TOKENS = 10_000
+
+export function callers(settings: CallerSettings): Callers {
+  const { verify, serviceToken, hash, tokenKey } = settings
   const verified = new WeakMap<Request, string>()
   const ids = new WeakMap<Request, string>()
+  const accepted = new LRUCache<string, true>({ max: ACCEPTED_TOKENS })
+  const acceptedKey = (request: Request) => {
+    const token = serviceToken ? undefined : bearerToken(request.headers.get('authorization'))
+    const key = token === undefined ? undefined : tokenKey(token)
+    return key !== undefined && accepted.get(key) ? key : undefined
+  }
   const identityOf = (request: Request, address: string | undefined) => {
     const caller = verified.get(request)
     if (caller !== undefined) return `verified ${caller}`
-    const token = serviceToken ? undefined : bearerToken(request.headers.get('authorization'))
+    const key = acceptedKey(request)
     // No address: called through yoga.fetch, not over a socket (tests); each request its own.
-    return token === undefined ? `address ${address ?? randomUUID()}` : `token ${token}`
+    return key === undefined ? `address ${address ?? randomUUID()}` : `token ${key}`
   }
   return {
-    plugin: verify && useCallerIdentity(verify, verified, logger),
+    plugin: verify && useCallerIdentity(verify, verified),
+    tokenAccepted: (key) => {
+      accepted.set(key, true)
+    },
     idOf(request, address) {
       let id = ids.get(request)
       if (id === undefined) {
@@ -57,11 +75,7 @@ export function callers({ verify, serviceToken, hash, logger }: CallerSettings):
  * page, `/health`, `/ready`, `/metrics` and CORS preflights are answered before this hook and
  * need no credential.
  */
-function useCallerIdentity(
-  verify: Verify,
-  verified: WeakMap<Request, string>,
-  logger: Logger | undefined,
-): Plugin {
+function useCallerIdentity(verify: Verify, verified: WeakMap<Request, string>): Plugin {
   return {
     async onRequestParse({ request, serverContext }) {
       if (isWarmUp(serverContext)) return
@@ -82,8 +96,8 @@ function useCallerIdentity(
             'www-authenticate': 'Bearer error="invalid_token"',
           })
         }
+        // Logged where the fetch failed (src/http/issuer-keys.ts), once per fetch.
         if (error instanceof KeysUnavailable) {
-          logger?.warn({ cause: error.message }, 'AUTH_JWKS_URL: the key set could not be fetched')
           throw httpError(
             'AUTH_UNAVAILABLE',
             503,

@@ -22,6 +22,9 @@ export interface UpstreamClientOptions extends SendOptions {
   languageHeader: string
   /** Keyed hash of an upstream token: what cache keys and rate buckets hold, never the token. */
   tokenKey(token: string): string
+  /** Without a service token: the upstream answered a request sent with the caller's token
+   *  (its `tokenKey`) 2xx, so the token is one the upstream knows. */
+  onTokenAccepted?: ((tokenKey: string) => void) | undefined
   /** Reads reused across operations (CACHE_TTL_SECONDS > 0). */
   cache?: ReadCache | undefined
   /** UPSTREAM_RATE_LIMIT per token, CALLER_RATE_LIMIT, and the upstream's own 429 Retry-After. */
@@ -204,6 +207,7 @@ export class UpstreamClient {
         }
         attempts++
         const loaded = await this.attempts.make(request, headers, scope, readDeadline, attempts)
+        if (this.serviceTokenKey === undefined) this.options.onTokenAccepted?.(tokenKey)
         circuit?.ended()
         return loaded
       } catch (error) {

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import type { ServerResponse } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
@@ -50,15 +51,35 @@ async function signingKey(alg: 'RS256' | 'ES256', kid = randomUUID()) {
   return { kid, jwk, publicKey, privateKey, sign }
 }
 
-/** The issuer's key set on loopback: what it serves can change, and it counts its requests. */
+/**
+ * The issuer's key set on loopback: what it serves can change, it counts its requests, and it can
+ * be down (503) or hang (`hold`).
+ */
 async function jwksServer(keys: JWK[]) {
-  const state = { keys, requests: 0 }
-  const { url } = await serve((_request, response) => {
-    state.requests++
+  const state = { keys, requests: 0, down: false }
+  const held: ServerResponse[] = []
+  const answer = (response: ServerResponse) => {
     response.setHeader('content-type', 'application/json')
     response.end(JSON.stringify({ keys: state.keys }))
+  }
+  let holding = false
+  const { url } = await serve((_request, response) => {
+    state.requests++
+    if (holding) held.push(response)
+    else if (state.down) response.writeHead(503).end('down')
+    else answer(response)
   })
-  return Object.assign(state, { url: `${url}/.well-known/jwks.json` })
+  return Object.assign(state, {
+    url: `${url}/.well-known/jwks.json`,
+    /** Answers nothing until the test ends. */
+    hold() {
+      holding = true
+      onTestFinished(() => {
+        holding = false
+        for (const response of held.splice(0)) answer(response)
+      })
+    },
+  })
 }
 
 /** Moves Date (only: jose's clock) forward until the test ends. */
@@ -245,6 +266,81 @@ describe('JWT callers (AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE)', async () => 
     await expectRefusedAll(await madeUp())
     expect(jwks.requests - before).toBe(2)
     expect(stack.demo.calls()).toEqual([])
+  })
+
+  it('refuses a key the issuer withdrew once its set, 10 minutes old, is fetched again in the background', async () => {
+    const askFresh = fresh()
+    expect((await askFresh(bearer(await rsa.sign()))).status).toBe(200)
+    jwks.keys = [ec.jwk]
+    onTestFinished(() => {
+      jwks.keys = [rsa.jwk, ec.jwk]
+    })
+    advanceDate(11 * 60_000)
+    const before = jwks.requests
+    const withdrawn = await rsa.sign()
+    // Checked against the set held until the fetch the first of these starts has landed.
+    await vi.waitFor(async () =>
+      expectRefused(await askFresh(bearer(withdrawn)), 'Bearer error="invalid_token"'),
+    )
+    expect(jwks.requests - before).toBe(1)
+  })
+
+  describe('while the issuer is out, 11 minutes after the last fetch (jose would refetch at 10)', () => {
+    it('checks tokens of the keys it holds at once: one fetch, in the background, logged', async () => {
+      const askFresh = fresh()
+      expect((await askFresh(bearer(await rsa.sign()))).status).toBe(200)
+      jwks.down = true
+      onTestFinished(() => {
+        jwks.down = false
+      })
+      advanceDate(11 * 60_000)
+      const before = jwks.requests
+      const token = await rsa.sign()
+      for (let i = 0; i < 5; i++) expect((await askFresh(bearer(token))).status).toBe(200)
+      expect(jwks.requests - before).toBe(1)
+      expect(stack.demo.calls()).toHaveLength(6)
+      await vi.waitFor(() =>
+        expect(log.lines()).toContainEqual(
+          expect.objectContaining({
+            level: 40,
+            msg: 'AUTH_JWKS_URL: the key set could not be fetched',
+          }),
+        ),
+      )
+    })
+
+    it('answers a token of a kid it does not hold 503 AUTH_UNAVAILABLE: no fetch within 30 s of the failed one', async () => {
+      const askFresh = fresh()
+      expect((await askFresh(bearer(await rsa.sign()))).status).toBe(200)
+      jwks.down = true
+      onTestFinished(() => {
+        jwks.down = false
+      })
+      advanceDate(11 * 60_000)
+      const before = jwks.requests
+      const unknown = await signingKey('ES256')
+      for (let i = 0; i < 3; i++) {
+        const answer = await askFresh(bearer(await unknown.sign()))
+        expect(answer.status).toBe(503)
+        expect(answer.json().errors).toEqual([
+          expect.objectContaining({ extensions: { code: 'AUTH_UNAVAILABLE', retryable: true } }),
+        ])
+      }
+      expect(jwks.requests - before).toBe(1)
+    })
+
+    it('makes no token of a key it holds wait for a key set that never comes', async () => {
+      const askFresh = fresh()
+      expect((await askFresh(bearer(await rsa.sign()))).status).toBe(200)
+      jwks.hold()
+      advanceDate(11 * 60_000)
+      const before = jwks.requests
+      const token = await ec.sign()
+      const answers = await Promise.all(Array.from({ length: 10 }, () => askFresh(bearer(token))))
+      expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200))
+      // One fetch for all of them, in the background (waited for, it would end them 503).
+      expect(jwks.requests - before).toBe(1)
+    })
   })
 
   it('refuses a 1 MB token unread: no key fetched for it', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/config.js'
+import { DEMO_TOKEN } from '../../src/demo-upstream/server.js'
 import { claes, companyArgs } from '../support/fixtures.js'
 import { metricsOf } from '../support/metrics.js'
 import { type Answer, type Client, demoToken, startStack } from '../support/stack.js'
@@ -13,9 +14,15 @@ import { type Answer, type Client, demoToken, startStack } from '../support/stac
 const UPSTREAM_URL = 'https://api.example.test'
 const query = `{ company(${companyArgs(claes)}) { name } }`
 
-const fromOrigin = (client: Client, origin: string) =>
+/** A page's request, as a browser sends it (with `Sec-Fetch-Site`, unless none is given). */
+const fromOrigin = (client: Client, origin: string, site?: string) =>
   client.request({
-    headers: { accept: 'application/json', origin, ...demoToken },
+    headers: {
+      accept: 'application/json',
+      origin,
+      ...demoToken,
+      ...(site === undefined ? {} : { 'sec-fetch-site': site }),
+    },
     body: { query },
   })
 
@@ -88,15 +95,82 @@ describe.each([
 })
 
 describe('production, CORS_ORIGINS unset: no origin', async () => {
+  // The open mode: whoever gets a request through spends UPSTREAM_TOKEN.
   const stack = await startStack({
     corsOrigins: loadConfig({ NODE_ENV: 'production', UPSTREAM_URL }).corsOrigins,
+    upstreamToken: DEMO_TOKEN,
+    production: true,
   })
   const origin = 'https://anywhere.example.test'
+  const get = (headers: Record<string, string>) =>
+    stack.request({ path: `/graphql?query=${encodeURIComponent(query)}`, headers })
+  const formPost = (headers: Record<string, string>) =>
+    stack.request({
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: `query=${encodeURIComponent(query)}`,
+    })
 
-  it('sends no CORS header, so browsers keep the answer from other origins', async () => {
-    const answer = await fromOrigin(stack, origin)
-    expect(answer.status).toBe(200)
+  // What a page of another origin makes a browser send without a preflight: CORS would only keep
+  // the answer from the page, after the gateway had spent its token on it.
+  it.each([
+    ['a GET (fetch, no-cors)', () => get({ accept: '*/*', origin })],
+    [
+      'an <img>’s GET, which carries no Origin',
+      () => get({ accept: 'image/*,*/*;q=0.8', 'sec-fetch-site': 'cross-site' }),
+    ],
+    ['a form’s POST', () => formPost({ accept: '*/*', origin, 'sec-fetch-site': 'cross-site' })],
+    [
+      'a form’s POST from a browser that sends no Sec-Fetch-Site',
+      () => formPost({ accept: '*/*', origin }),
+    ],
+    [
+      'a page of a sibling subdomain',
+      () =>
+        get({ accept: '*/*', origin: 'https://app.gateway.test', 'sec-fetch-site': 'same-site' }),
+    ],
+  ])('refuses %s: 403 ORIGIN_NOT_ALLOWED, no upstream call', async (_, send) => {
+    const answer = await send()
+    expect(answer.status).toBe(403)
+    expect(answer.json().errors).toEqual([
+      expect.objectContaining({ extensions: { code: 'ORIGIN_NOT_ALLOWED', retryable: false } }),
+    ])
     expectNoCors(answer)
+    expect(stack.demo.calls()).toEqual([])
+  })
+
+  // stack.request calls http://gateway.test.
+  it.each([
+    [
+      'a page of its own (GraphiQL)',
+      { 'sec-fetch-site': 'same-origin', origin: 'http://gateway.test' },
+    ],
+    [
+      'a page of its own, from a browser that sends no Sec-Fetch-Site',
+      { origin: 'http://gateway.test' },
+    ],
+    [
+      'a page of its own behind a proxy that rewrote Host, by Sec-Fetch-Site',
+      { 'sec-fetch-site': 'same-origin', origin: 'https://gw.example.test' },
+    ],
+    [
+      '… or X-Forwarded-Host',
+      { origin: 'https://gw.example.test', 'x-forwarded-host': 'gw.example.test' },
+    ],
+    [
+      '… or Forwarded',
+      {
+        origin: 'https://gw.example.test',
+        forwarded: 'for=192.0.2.1;host=gw.example.test;proto=https',
+      },
+    ],
+    ['the user opening the URL', { 'sec-fetch-site': 'none' }],
+    ['no browser (no Origin, no Sec-Fetch-Site)', {}],
+  ])('answers %s', async (_, headers: Record<string, string>) => {
+    const answer = await get({ accept: 'application/json', ...headers })
+    expect(answer.json()).toEqual(
+      expect.objectContaining({ data: { company: { name: claes.name } } }),
+    )
+    expect(stack.demo.calls()).toHaveLength(1)
   })
 
   it('answers a preflight 204 without CORS headers (the browser refuses), and counts no operation', async () => {
@@ -123,7 +197,9 @@ describe.each([
 
   it('allows each listed origin, echoed with Vary: Origin, without credentials', async () => {
     for (const origin of allowed) {
-      expectAllowed(await fromOrigin(stack, origin), origin)
+      const answer = await fromOrigin(stack, origin, 'cross-site')
+      expect(answer.json().data).toEqual({ company: { name: claes.name } })
+      expectAllowed(answer, origin)
       expectAllowed(await preflight(stack, origin), origin)
     }
   })
@@ -133,10 +209,13 @@ describe.each([
     'https://a.example.test.evil.test',
     'http://a.example.test',
     'null',
-  ])('gives %s no CORS header at all', async (origin) => {
-    expectNoCors(await fromOrigin(stack, origin))
-    const answer = await preflight(stack, origin)
-    expect(answer.status).toBe(204)
+  ])('gives %s no CORS header at all, and refuses its request', async (origin) => {
+    const answer = await fromOrigin(stack, origin, 'cross-site')
+    expect(answer.status).toBe(403)
     expectNoCors(answer)
+    expect(stack.demo.calls()).toEqual([])
+    const preflighted = await preflight(stack, origin)
+    expect(preflighted.status).toBe(204)
+    expectNoCors(preflighted)
   })
 })

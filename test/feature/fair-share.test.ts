@@ -211,12 +211,24 @@ describe('the upstream client in an operation’s scope', () => {
   })
 })
 
-describe('through the gateway: callers are told apart by their token', async () => {
+describe('through the gateway without a service token: a caller is its token once the upstream took it', async () => {
   // Identical operations would share their reads through the cache: this is about queueing.
+  // The upstream knows 'heavy' and 'light' only: any other token it refuses (401).
   const stack = await startStack({ upstreamMaxConnections: 2 }, { tokens: ['heavy', 'light'] })
   const upstream = stack.demo
-  const ask = async (token: string, query: string) =>
-    (await stack.post(query, {}, { authorization: `Bearer ${token}` })).body
+  // Over a socket, as callers come: one address for all (yoga.fetch has none).
+  const address = `${(await serve(stack.gateway.yoga)).url}/graphql`
+  const ask = (token: string, query: string) =>
+    undiciFetch(address, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query }),
+    }).then((r) => r.json() as Promise<{ errors?: { extensions?: { code?: string } }[] }>)
+  // Each known caller has been answered once before: the upstream has accepted its token.
+  beforeAll(async () => {
+    for (const token of ['heavy', 'light']) await ask(token, '{ lists(first: 1) { totalCount } }')
+  })
+  beforeEach(() => upstream.reset())
 
   it('a light caller’s one read overtakes a heavy caller’s eight queries queued before it', async () => {
     const queue = watchQueue()
@@ -236,6 +248,40 @@ describe('through the gateway: callers are told apart by their token', async () 
     expect(answers.map((a) => a.errors)).toEqual(answers.map(() => undefined))
     const order = upstream.calls().map((c) => c.token)
     expect(order.indexOf('light')).toBeLessThanOrEqual(3)
+  })
+
+  it('30 operations with 30 made-up tokens share their address’s one share, as 30 with one token do', async () => {
+    const enqueue = vi.spyOn(FairShare.prototype, 'enqueue')
+    onTestFinished(() => enqueue.mockRestore())
+    /** 30 operations sent with `tokenOf()`'s tokens, then the light caller's one read. */
+    const run = async (tokenOf: () => string) => {
+      upstream.reset()
+      enqueue.mockClear()
+      const held = upstream.hold(/^\/v1\//)
+      const heavy = Array.from({ length: 30 }, () =>
+        ask(tokenOf(), `{ list(listId: ${bigList.id}) { name } }`),
+      )
+      // Each asks for its one read: two are sent, 28 wait.
+      await vi.waitFor(() => expect(enqueue).toHaveBeenCalledTimes(30), { timeout: 10_000 })
+      const light = ask('light', '{ lists(first: 1) { totalCount } }')
+      await vi.waitFor(() => expect(enqueue).toHaveBeenCalledTimes(31), { timeout: 10_000 })
+      const lanes = new Set(enqueue.mock.calls.map(([ticket]) => ticket.lane)).size
+      held.release()
+      const answers = await Promise.all([...heavy, light])
+      expect(answers.at(-1)?.errors).toBeUndefined()
+      const codes = answers.slice(0, 30).map((a) => a.errors?.[0]?.extensions?.code ?? 'ok')
+      const lightAt = upstream.calls().findIndex((c) => c.path === '/v1/lists')
+      return { lanes, codes: new Set(codes), lightAt }
+    }
+    const one = await run(() => 'heavy')
+    const madeUp = await run(() => randomUUID())
+    expect(one.codes).toEqual(new Set(['ok']))
+    expect(madeUp.codes).toEqual(new Set(['UNAUTHENTICATED']))
+    // Two queues either way: the 30 operations' one and the light caller's. With a share per
+    // made-up token there were 31, and the light read came 31st.
+    expect([one.lanes, madeUp.lanes]).toEqual([2, 2])
+    expect(one.lightAt).toBeLessThanOrEqual(3)
+    expect(madeUp.lightAt).toBeLessThanOrEqual(3)
   })
 })
 
