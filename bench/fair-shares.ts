@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { data, listId } from './demo-data.js'
 import type { DemoThread } from './demo-thread.js'
-import { type Gateway, gatewayWith, ms, run, timed } from './gateway.js'
+import { ask, type Gateway, gatewayWith, ms, run, timed } from './gateway.js'
 import { median } from './stats.js'
 
 /**
@@ -13,7 +13,10 @@ import { median } from './stats.js'
  *   callers are told apart by address only, so still one caller (it came 30 before);
  * - cache on, behind a queued shared read: the other caller's 100 statement reads are queued and
  *   the light read is one of them (the 81st);
- * - UPSTREAM_RATE_LIMIT=10 and 32 connections, after the other caller's burst of 42 reads.
+ * - UPSTREAM_RATE_LIMIT=10 and 32 connections, after the other caller's burst of 42 reads;
+ * - pass-through (no UPSTREAM_TOKEN, the upstream verifies each token): 30 operations with 30
+ *   made-up tokens, which the upstream refuses, from another address than the light caller's
+ *   (whose token it accepts): a token the upstream never accepted buys no share of its own.
  */
 
 const LIGHT = `query Light($country: Country!, $number: String!) {
@@ -27,12 +30,12 @@ const members = data.lists.find((l) => l.id === listId)?.members.map((m) => m.co
 const outsiders = data.companies.filter((c) => !members.slice(0, 100).includes(c))
 
 /** The light caller: another machine than the heavy one (the gateway verifies no caller here). */
-const light = (gateway: Gateway, i: number, company = outsiders[i]) =>
+const light = (gateway: Gateway, i: number, company = outsiders[i], token = 'light') =>
   run(
     gateway,
     LIGHT,
     { country: company?.country, number: company?.companyNumber },
-    'light',
+    token,
     '10.0.0.2',
   )
 
@@ -85,6 +88,22 @@ export async function fairShares(demo: DemoThread) {
   }
   rows.push(['UPSTREAM_RATE_LIMIT=10, alone', limitedAlone])
   rows.push(['UPSTREAM_RATE_LIMIT=10, after a burst of 42 reads', burst])
+
+  const passThrough = gatewayWith(demo, { upstreamMaxConnections: 2, upstreamToken: undefined })
+  const accepted = (i: number) => light(passThrough, i, outsiders[i], 'demo-token')
+  rows.push(['pass-through, alone', await timed(7, (i) => accepted(40 + i))])
+  let refused = true
+  const madeUp = Array.from({ length: 30 }, async (_, i) => {
+    while (refused) await ask(passThrough, PAGE, { listId, first: 5 }, `made-up-${i}`)
+  })
+  await sleep(300)
+  rows.push([
+    'pass-through, under 30 operations with 30 refused made-up tokens',
+    await timed(7, (i) => accepted(50 + i)),
+  ])
+  refused = false
+  await Promise.all(madeUp)
+  await passThrough.close()
 
   const alone = median(rows[0]?.[1] ?? [])
   for (const [label, durations] of rows) {
