@@ -33,7 +33,7 @@ export type Answer =
   | { kind: 'go'; locked?: boolean }
   /** The entry: this string. */
   | { kind: 'hit'; stored: string }
-  /** Another read of it was sent: this lock holds it (src/upstream/cache/entry.ts `lockedUntil`). */
+  /** Another read of it was sent: this lock holds it (src/upstream/cache/entry.ts `lockEndsIn`). */
   | { kind: 'held'; lock: string }
   /** No turn now: ask again in `waitMs`, or it would come after the deadline. */
   | { kind: 'later' | 'tooLate'; waitMs: number }
@@ -88,7 +88,7 @@ for i = 1, n do
     if flags % 2 == 1 then
       redis.call('SET', key, lock, 'PX', lockMs)
       vals[key] = lock
-      sent[#sent + 1] = key .. ' ' .. string.match(lock, '(%d+)$')
+      sent[#sent + 1] = key .. ' ' .. string.match(lock, '(%d+ %d+)$')
     end
     answer = {0}
   end
@@ -194,9 +194,11 @@ export class Begins {
   }
 }
 
-/** The lock's value: its owner and until when it lasts (epoch ms, this replica's clock). */
+/** The lock's value: its owner, until when it lasts (epoch ms, this replica's clock) and how
+ *  long (ms), so that a replica whose clock differs still knows how long to wait at most. */
 function lockValue({ lock = '', lockMs = 0 }: Begin): string {
-  return `${lock} ${Math.ceil(Date.now() + lockMs)}`
+  const ms = Math.ceil(lockMs)
+  return `${lock} ${Date.now() + ms} ${ms}`
 }
 
 function answerOf(code: number, a: number | string | undefined): Answer {

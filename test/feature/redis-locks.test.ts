@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { once } from 'node:events'
 import { createServer, type Socket, connect as tcpConnect } from 'node:net'
 import { Redis } from 'ioredis'
@@ -17,7 +18,9 @@ import { type Client, startStack } from '../support/stack.js'
  * The lock a replica holds on a read it sent: it lasts as long as that read may (its
  * UPSTREAM_TIMEOUT_MS), so a holder cut off from Redis, frozen or dead holds nobody past that;
  * the replicas waiting for it are told when it lands, or look again when it ends, and never poll
- * meanwhile; a waiter whose own deadline comes first fails then, at once.
+ * meanwhile; a waiter whose own deadline comes first fails then, at once. Replicas' clocks may
+ * differ: a lock's end is its holder's, so a waiter never waits longer than the lock's whole
+ * length, nor asks again and again because the end looks past.
  */
 
 const stack = await startStack({ cacheTtlSeconds: 300, upstreamToken: DEMO_TOKEN })
@@ -143,6 +146,66 @@ describe.skipIf(!redisAvailable)(
       expect(demo.calls().map((c) => c.path)).toEqual([pathOf(31), pathOf(31)])
       expect({ commands }).toSatisfy(() => sum(commands) <= 6)
     }, 30_000)
+
+    /** Redis's key for query i's read, found by a replica that read it, then emptied. */
+    async function keyOf(i: number, reader: Client) {
+      expect(codeOf(await reader.post(queryOf(i)))).toBe('ok')
+      const [key] = (await probe?.keys(`gw:reads:*${pathOf(i)}?*`)) ?? []
+      if (!key) throw new Error('no key')
+      await probe?.del(key)
+      demo.reset()
+      return key
+    }
+    /** A lock as another replica writes it: owner, until when by its clock, and how long. */
+    const lockOf = (until: number, ms: number) =>
+      `\0${randomUUID()}:${randomUUID()} ${Math.ceil(until)} ${ms}`
+    const MINUTE = 60_000
+
+    it('a holder whose clock runs a minute ahead died holding a 1 s lock: the waiter reads once the lock is gone', async () => {
+      const [reader, waiter] = await replicas([{}, { operationTimeoutMs: 8000 }], 50)
+      const key = await keyOf(51, reader as Client)
+      await commandsSince(probe as Redis)
+      await probe?.set(key, lockOf(Date.now() + MINUTE + 1000, 1000), 'PX', 1000)
+      const answer = await waiter?.post(queryOf(51))
+      const commands = await commandsSince(probe as Redis)
+      expect(codeOf(answer ?? { body: {} })).toBe('ok')
+      expect(demo.calls().map((c) => c.path)).toEqual([pathOf(51)])
+      // Within its 8 s deadline, and without asking in between.
+      expect({ commands }).toSatisfy(() => sum(commands) <= 6)
+    }, 30_000)
+
+    it('a holder whose clock runs a minute behind, still reading: the waiter does not ask again and again', async () => {
+      const [reader, waiter] = await replicas([{}, {}], 52)
+      const key = await keyOf(53, reader as Client)
+      await commandsSince(probe as Redis)
+      await probe?.set(key, lockOf(Date.now() - MINUTE + 1500, 1500), 'PX', 1500)
+      const answer = await waiter?.post(queryOf(53))
+      const commands = await commandsSince(probe as Redis)
+      expect(codeOf(answer ?? { body: {} })).toBe('ok')
+      expect(demo.calls().map((c) => c.path)).toEqual([pathOf(53)])
+      // The test's SET; the waiter's lookup, one more when the lock's length is over, its store
+      // and announcement.
+      expect({ commands }).toSatisfy(() => sum(commands) <= 6)
+    }, 30_000)
+
+    it('an entry stored by a replica whose clock runs 10 minutes behind is fresh while Redis keeps it', async () => {
+      const all = await replicas([{}, {}, {}, {}, {}], 54)
+      const [reader, ...four] = all as [Client, ...Client[]]
+      expect(codeOf(await reader.post(queryOf(55)))).toBe('ok')
+      const [key = ''] = (await probe?.keys(`gw:reads:*${pathOf(55)}?*`)) ?? []
+      const [, fresh, kept, json] = /^(\d+) (\d+) (.*)$/s.exec((await probe?.get(key)) ?? '') ?? []
+      const behind = 10 * MINUTE
+      await probe?.set(
+        key,
+        `${Number(fresh) - behind} ${Number(kept) - behind} ${json}`,
+        'PX',
+        300_000,
+      )
+      demo.reset()
+      const answers = await Promise.all(four.map((replica) => replica.post(queryOf(55))))
+      for (const answer of answers) expect(codeOf(answer)).toBe('ok')
+      expect(demo.calls()).toEqual([])
+    })
 
     it('four replicas waiting for a slow read ask Redis no more than for a fast one', async () => {
       const all = await replicas([{}, {}, {}, {}], 40)

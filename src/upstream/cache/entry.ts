@@ -4,7 +4,7 @@
  * In Redis it is one string, `<fresh until> <kept until> <JSON>`, kept only while it is fresh, so
  * that a key missing is a key to read; a stale entry answers from the in-process tier of the
  * replicas that hold it. A read being sent holds its key with a lock instead (`\0<instance>:<id>
- * <until>`, src/upstream/begin.ts), which no entry can be mistaken for.
+ * <until> <ms>`, src/upstream/begin.ts), which no entry can be mistaken for.
  */
 
 export interface Entry {
@@ -52,9 +52,22 @@ export function lockOf(owner: string): string {
   return `\0${owner}`
 }
 
-/** Until when a lock lasts (epoch ms of its holder; 0 if it does not say). */
-export function lockedUntil(lock: string): number {
-  return Number(lock.slice(lock.indexOf(' ') + 1)) || 0
+/** How far apart replicas' clocks may be before the end a lock says is not believed. */
+const CLOCK_SKEW_MS = 1000
+
+/**
+ * How long from now a lock (or the `<until> <ms>` that announces it) may still last, by this
+ * replica's clock. The end is its holder's: believed when it is no further than the lock's whole
+ * length and not past by more than the clocks may differ; otherwise (the holder's clock ahead,
+ * or behind while its lock is still in Redis) the whole length, so that neither makes a waiter
+ * wait for ever nor ask again and again.
+ */
+export function lockEndsIn(lock: string): number {
+  const [, until = '', length = ''] = /(\d+) (\d+)$/.exec(lock) ?? []
+  const whole = Number(length) || CLOCK_SKEW_MS
+  const left = Number(until) - Date.now()
+  if (left > whole || !(left > -CLOCK_SKEW_MS)) return whole
+  return Math.max(0, left)
 }
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import type { Claim, Elsewhere } from '../gate.js'
 import type { CacheResult } from '../read-scope.js'
-import { decode, type Entry, encode, entryOf, lockedUntil, lockOf, ttlOf } from './entry.js'
+import { decode, type Entry, encode, entryOf, lockEndsIn, lockOf, ttlOf } from './entry.js'
 import type { RedisLink } from './redis.js'
 import { RemoteReads } from './remote-reads.js'
 import { SharedReads } from './shared-reads.js'
@@ -76,7 +76,9 @@ interface Sending {
 /** What a joiner is told when the request it joined failed and waits to be sent again. */
 const UNSENT = Symbol('unsent')
 
-const PREFIX = 'gw:reads:'
+/** `2`: entries kept while fresh only, locks that say how long they last; earlier versions kept
+ *  stale entries in Redis, which must not be taken for fresh ones during a rolling deploy. */
+const PREFIX = 'gw:reads:2:'
 
 export class ReadCache {
   private readonly tier: LRUCache<string, Entry>
@@ -99,8 +101,8 @@ export class ReadCache {
     })
     if (options.redis) {
       this.shared = new SharedReads(options.redis, this.instance, {
-        sent: (key, until, instance) => {
-          if (instance !== this.instance) this.sentElsewhere(key, until)
+        sent: (key, lock, instance) => {
+          if (instance !== this.instance) this.sentElsewhere(key, lockEndsIn(lock))
         },
         landed: (key, stored, flags, instance) => this.landed(key, stored, flags, instance),
         released: (key) => this.remote.settle(unprefixed(key)),
@@ -325,20 +327,18 @@ export class ReadCache {
 
   /**
    * The first request found the read cached, made elsewhere, or was taken out of its lane;
-   * `unusable`: Redis holds an entry this process cannot serve (expired by its clock, left by an
-   * older version, unreadable), which the read then replaces without looking it up again.
+   * `unusable`: Redis holds something this process cannot read, which the read then replaces
+   * without looking it up again. An entry Redis still holds is fresh: it keeps entries while they
+   * are, by its own clock (the times in an entry are its storer's, whose clock may differ).
    */
   private elsewhere<T>(key: string, made: Elsewhere): Served<T> | 'unusable' | undefined {
     if (made.kind === 'hit') {
       const entry = decode(made.stored)
-      if (!entry || entry.freshUntil <= Date.now()) {
-        if (entry) this.tier.set(key, entry)
-        return 'unusable'
-      }
+      if (!entry) return 'unusable'
       this.tier.set(key, entry)
       return { value: entry.value as T, result: 'hit' }
     }
-    if (made.kind === 'held') this.remote.expect(key, lockedUntil(made.lock))
+    if (made.kind === 'held') this.remote.expect(key, lockEndsIn(made.lock))
     return undefined
   }
 
@@ -356,10 +356,10 @@ export class ReadCache {
 
   /** Another replica sent `redisKey`'s read: this process's reads of it waiting in their lanes
    *  wait for its answer instead. */
-  private sentElsewhere(redisKey: string, until: number) {
+  private sentElsewhere(redisKey: string, endsInMs: number) {
     const key = unprefixed(redisKey)
     if (this.sending.has(key) || !this.queued.has(key)) return
-    this.remote.expect(key, until)
+    this.remote.expect(key, endsInMs)
     this.withdrawQueued(key)
   }
 

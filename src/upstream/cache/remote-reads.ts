@@ -16,7 +16,7 @@ interface Remote {
   settle(outcome?: Entry): void
 }
 
-/** Past a lock's end, how long before looking again: its holder's clock may run a little behind. */
+/** Past a lock's end, how long before looking again: Redis may let it go a little later. */
 const CLOCK_SLACK_MS = 50
 
 export class RemoteReads {
@@ -27,17 +27,14 @@ export class RemoteReads {
     return this.waits.has(key)
   }
 
-  /** `key`'s read, locked until `until` (epoch ms), is to be waited for (if it is not already). */
-  expect(key: string, until: number): void {
+  /** `key`'s read, whose lock ends in `endsInMs`, is to be waited for (if it is not already). */
+  expect(key: string, endsInMs: number): void {
     if (this.waits.has(key)) return
     let settle!: (outcome?: Entry) => void
     const done = new Promise<Outcome>((resolve) => {
       settle = resolve
     })
-    const timer = setTimeout(
-      () => remote.settle(),
-      Math.max(0, until - Date.now()) + CLOCK_SLACK_MS,
-    )
+    const timer = setTimeout(() => remote.settle(), endsInMs + CLOCK_SLACK_MS)
     timer.unref()
     const remote: Remote = {
       done,

@@ -7,8 +7,8 @@ import type { RedisLink } from './redis.js'
  * take them from the message; a failed read's lock released. Before a read is sent, its lookup
  * and lock are part of the one script of src/upstream/begin.ts.
  * Messages (one line each part):
- * - `s <instance>`, then per read its key, a space and until when its lock lasts: reads of these
- *   keys were sent (locked) by that replica (src/upstream/begin.ts);
+ * - `s <instance>`, then per read its key and, after a space, its lock's `<until> <ms>`: reads
+ *   of these keys were sent (locked) by that replica (src/upstream/begin.ts);
  * - `l <instance>`, then per read its key, its flags (`r`: a refresh, `n`: an answer not
  *   stored, `-`) and the stored string (src/upstream/cache/entry.ts): reads answered;
  * - `r`, key: a read failed or was dropped, its lock is gone;
@@ -17,7 +17,7 @@ import type { RedisLink } from './redis.js'
  */
 
 export interface Announcements {
-  sent(key: string, until: number, instance: string): void
+  sent(key: string, lock: string, instance: string): void
   landed(key: string, stored: string, flags: string, instance: string): void
   released(key: string): void
   forgotten(key: string): void
@@ -122,8 +122,8 @@ function heard(message: string, listener: Announcements) {
   const [head = ''] = lines
   if (head.startsWith('s ')) {
     for (const line of lines.slice(1)) {
-      const space = line.lastIndexOf(' ')
-      listener.sent(line.slice(0, space), Number(line.slice(space + 1)), head.slice(2))
+      const space = line.indexOf(' ')
+      listener.sent(line.slice(0, space), line.slice(space + 1), head.slice(2))
     }
   } else if (head === 'r') for (const key of lines.slice(1)) listener.released(key)
   else if (head === 'f') for (const key of lines.slice(1)) listener.forgotten(key)
