@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache'
 import { bearerToken, type CallerId } from '../context.js'
 import { httpError } from '../errors/graphql-errors.js'
 import { isWarmUp } from '../operation/warm-up.js'
+import { addressShare } from './address-share.js'
 import { CredentialRefused, type Verify } from './caller-identity.js'
 import { KeysUnavailable } from './issuer-keys.js'
 
@@ -11,7 +12,7 @@ import { KeysUnavailable } from './issuer-keys.js'
  * Who is calling (contract/runtime.md, `Authorization`), for the fair share of connections and
  * the operation log: the verified caller where credentials are verified; with UPSTREAM_TOKEN and
  * no verification, the caller's address only (a made-up bearer string must buy no share of its
- * own); without UPSTREAM_TOKEN, the caller's own token once the upstream has accepted it (a
+ * own; an IPv6 address by its /64); without UPSTREAM_TOKEN, the caller's own token once the upstream has accepted it (a
  * made-up one would otherwise buy a share of its own, the upstream refusing it only once its
  * read has had its turn), or else its address. Kept as a keyed hash, never in clear.
  */
@@ -50,7 +51,8 @@ export function callers(settings: CallerSettings): Callers {
     if (caller !== undefined) return `verified ${caller}`
     const key = acceptedKey(request)
     // No address: called through yoga.fetch, not over a socket (tests); each request its own.
-    return key === undefined ? `address ${address ?? randomUUID()}` : `token ${key}`
+    if (key !== undefined) return `token ${key}`
+    return `address ${address === undefined ? randomUUID() : addressShare(address)}`
   }
   return {
     plugin: verify && useCallerIdentity(verify, verified),
