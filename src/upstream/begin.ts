@@ -1,4 +1,4 @@
-import type { RedisLink } from './cache/redis.js'
+import { REDIS_COMMAND_TIMEOUT_MS, type RedisLink } from './cache/redis.js'
 import { READS_CHANNEL } from './cache/shared-reads.js'
 import { TURN_LUA, type UpstreamRateLimiter } from './rate-limit.js'
 
@@ -150,16 +150,11 @@ export class Begins {
 
   /** A lone lookup and lock: one SET … NX GET. */
   private async one(begin: Begin): Promise<Answer[]> {
-    const { readKey = '', lockMs = 1 } = begin
-    const stored = (await this.redis.client.call(
-      'SET',
-      readKey,
-      lockValue(begin),
-      'NX',
-      'GET',
-      'PX',
-      Math.ceil(lockMs),
-    )) as string | null
+    const { readKey = '' } = begin
+    const [value, ms] = lockOf(begin)
+    const stored = (await this.redis.client.call('SET', readKey, value, 'NX', 'GET', 'PX', ms)) as
+      | string
+      | null
     return [answerOf(stored === null ? 0 : stored.startsWith('\0') ? 2 : 1, stored ?? undefined)]
   }
 
@@ -167,16 +162,11 @@ export class Begins {
     const keys: string[] = []
     const args: (string | number)[] = []
     for (const begin of batch) {
-      const { readKey, turn, lockMs = 1 } = begin
+      const { readKey, turn } = begin
       const rate = turn && this.limiter ? this.limiter.keys(turn.tokenKey, turn.callerKey) : []
       const entry = readKey ?? rate[0] ?? ''
       keys.push(entry, rate[0] ?? entry, rate[1] ?? entry, rate[2] ?? entry)
-      args.push(
-        (readKey ? 1 : 0) + (turn ? 2 : 0),
-        lockValue(begin),
-        Math.ceil(lockMs),
-        turn?.maxWaitMs ?? 0,
-      )
+      args.push((readKey ? 1 : 0) + (turn ? 2 : 0), ...lockOf(begin), turn?.maxWaitMs ?? 0)
     }
     const spacing = this.limiter?.spacing ?? [0, 0, 0, 0]
     const command = this.redis.client as unknown as BeginCommand
@@ -194,11 +184,15 @@ export class Begins {
   }
 }
 
-/** The lock's value: its owner, until when it lasts (epoch ms, this replica's clock) and how
- *  long (ms), so that a replica whose clock differs still knows how long to wait at most. */
-function lockValue({ lock = '', lockMs = 0 }: Begin): string {
-  const ms = Math.ceil(lockMs)
-  return `${lock} ${Date.now() + ms} ${ms}`
+/**
+ * The lock's value and how long it lasts (ms). The value says its owner, until when it lasts
+ * (epoch ms, this replica's clock) and how long, so that a replica whose clock differs still
+ * knows how long to wait at most. It starts when Redis takes it, the read's time once the answer
+ * is back: the longest that takes is added, so that a read never outlives its lock.
+ */
+function lockOf({ lock = '', lockMs = 0 }: Begin): [string, number] {
+  const ms = Math.ceil(lockMs) + REDIS_COMMAND_TIMEOUT_MS
+  return [`${lock} ${Date.now() + ms} ${ms}`, ms]
 }
 
 function answerOf(code: number, a: number | string | undefined): Answer {
