@@ -113,7 +113,7 @@ export const environment = z.object({
     .min(0)
     .default(5)
     .describe(
-      "reads of one endpoint with one upstream token that fail in a row for good (5xx, no connection or a timeout, after their retries) before the endpoint's circuit opens for that token: for `UPSTREAM_CIRCUIT_OPEN_SECONDS` its reads are answered from stale cache entries or refused at once with a retryable `UPSTREAM_ERROR` (`retryAfterSeconds`: until it is tried again), on every replica on the same Redis; then one request goes through, and its answer closes the circuit. `0`: no circuits",
+      "reads of one endpoint with one upstream token that fail in a row for good (5xx, no connection or a timeout, after their retries), counted over every replica on the same Redis, before the endpoint's circuit opens for that token: for `UPSTREAM_CIRCUIT_OPEN_SECONDS` its reads are answered from stale cache entries or refused at once with a retryable `UPSTREAM_ERROR` (`retryAfterSeconds`: until it is tried again), on every replica on the same Redis; then one request goes through, and its answer closes the circuit. `0`: no circuits",
     ),
   UPSTREAM_CIRCUIT_OPEN_SECONDS: positive
     .default(10)

@@ -13,9 +13,13 @@ import { isCallersOwn, UpstreamError, waitingAtLeast } from './errors.js'
  * failure opens it again. Any answer of the upstream (a 404, a 429 too) says it is there and
  * closes the circuit; a request the operation dropped (its end, budget, deadline) says nothing.
  *
- * Replicas on one Redis hear every opening and closing on `gw:circuit` (as 429 pauses): one that
- * opened a circuit keeps the others from calling the endpoint. Failures are counted per process;
- * each replica sends its own probe. Redis down: each replica has its own circuits.
+ * Replicas on one Redis share their circuits: a read that fails for good counts in Redis (one
+ * script: the count, and the opening when it is reached; a success on any replica that heard of a
+ * failure resets it, so a read that succeeds costs no command while nothing fails). An open
+ * circuit is noted in Redis with when it opened, and every opening and closing is told on
+ * `gw:circuit` (as 429 pauses); a replica that starts or reconnects reads the circuits open now.
+ * Each replica keeps a circuit open for its own open time and sends its own probe. Redis down:
+ * each replica counts and opens its own circuits.
  */
 
 export interface CircuitOptions {
@@ -28,7 +32,8 @@ export interface CircuitOptions {
 }
 
 interface State {
-  /** Reads in a row that failed for good. */
+  /** Reads in a row that failed for good (with Redis: over every replica, as last counted or
+   *  heard); not 0: this replica's next answer restarts the shared count. */
   failures: number
   /** Epoch ms until which nothing is sent; 0 while closed. */
   openUntil: number
@@ -37,6 +42,54 @@ interface State {
 }
 
 const CHANNEL = 'gw:circuit'
+/** Sorted set of the open circuits' keys, scored with when they opened (Redis's clock, ms). */
+const OPEN_KEY = 'gw:circuit:open'
+const countKey = (key: string) => `gw:circuit:failures:${key}`
+/** A shared count of failures is forgotten after this long without a new one. */
+const COUNT_WINDOW_MS = 60_000
+
+// KEYS: the circuit's count, OPEN_KEY. ARGV: failures that open it, COUNT_WINDOW_MS, open ms,
+// CHANNEL, the circuit's key, 1 for a probe (which opens it whatever the count). Returns the count.
+const FAILED_SCRIPT = `
+local n = redis.call('INCR', KEYS[1])
+if n < tonumber(ARGV[1]) and ARGV[6] ~= '1' then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  redis.call('PUBLISH', ARGV[4], cjson.encode({key = ARGV[5], failures = n}))
+  return n
+end
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+redis.call('DEL', KEYS[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[3]))
+redis.call('ZADD', KEYS[2], now, ARGV[5])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call('PUBLISH', ARGV[4], cjson.encode({key = ARGV[5], open = true}))
+return n
+`
+
+// KEYS: OPEN_KEY. ARGV: open ms. Returns the circuits opened less than that long ago, each
+// followed by how long ago (ms): durations, not instants, cross to the replica's clock.
+const OPEN_SCRIPT = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local open = redis.call('ZRANGEBYSCORE', KEYS[1], now - tonumber(ARGV[1]), '+inf', 'WITHSCORES')
+for i = 2, #open, 2 do open[i] = tostring(now - tonumber(open[i])) end
+return open
+`
+
+interface CircuitCommands {
+  gwCircuitFailed(
+    count: string,
+    open: string,
+    failures: number,
+    windowMs: number,
+    openMs: number,
+    channel: string,
+    key: string,
+    probe: number,
+  ): Promise<number>
+  gwCircuitsOpen(open: string, openMs: number): Promise<string[]>
+}
 /** Circuits kept (those that count failures or are open); the least recently used go first. */
 const MAX_CIRCUITS = 10_000
 /** What a caller refused while a probe is under way is told to wait. */
@@ -48,7 +101,12 @@ export class Circuits {
   private readonly templates = new Set<string>()
 
   constructor(private readonly options: CircuitOptions) {
-    options.redis?.subscribe(CHANNEL, (message) => this.received(message))
+    const { redis } = options
+    if (!redis) return
+    redis.client.defineCommand('gwCircuitFailed', { numberOfKeys: 2, lua: FAILED_SCRIPT })
+    redis.client.defineCommand('gwCircuitsOpen', { numberOfKeys: 1, lua: OPEN_SCRIPT })
+    redis.subscribe(CHANNEL, (message) => this.received(message))
+    redis.onListening(() => this.catchUp())
   }
 
   /** The circuit of `template` (the path template) with `tokenKey` (a keyed hash), for one read. */
@@ -86,30 +144,39 @@ export class Circuits {
     return wait > 0 ? wait : undefined
   }
 
-  /** The upstream answered: the circuit closes, on every replica if it was open. */
+  /** The upstream answered: the circuit closes and its count restarts, on every replica. */
   answered(key: string): void {
     const state = this.states.get(key)
     if (!state) return
     this.states.delete(key)
-    if (state.openUntil === 0) return
-    this.options.logger?.info({ endpoint: endpointOf(key) }, 'upstream circuit closed')
-    this.publish(key, false)
+    if (state.openUntil !== 0) {
+      this.options.logger?.info({ endpoint: endpointOf(key) }, 'upstream circuit closed')
+    }
+    const { redis } = this.options
+    if (!redis) return
+    const closed = JSON.stringify({ key, open: false })
+    redis
+      .guard(() =>
+        redis.client.multi().del(countKey(key)).zrem(OPEN_KEY, key).publish(CHANNEL, closed).exec(),
+      )
+      .catch(() => {})
   }
 
   /** A read failed for good, or a probe failed: counted, and the circuit opened when it must. */
-  failed(key: string, probe: boolean): void {
-    const state = this.states.get(key) ?? { failures: 0, openUntil: 0, probing: false }
-    state.failures++
+  async failed(key: string, probe: boolean): Promise<void> {
+    // Open here already: a read let through before it opened tells nothing new.
+    if (!probe && (this.states.get(key)?.openUntil ?? 0) !== 0) return
+    const shared = await this.counted(key, probe)
+    const state = this.stateOf(key)
+    state.failures = shared ?? state.failures + 1
     if (probe) state.probing = false
-    this.states.set(key, state)
-    if (!probe && (state.openUntil !== 0 || state.failures < this.options.failures)) return
+    if (!probe && state.failures < this.options.failures) return
     const { openMs } = this.options
-    state.openUntil = Date.now() + openMs
+    this.opened(key, openMs)
     this.options.logger?.warn(
       { endpoint: endpointOf(key), failures: state.failures, openSeconds: openMs / 1000 },
       'upstream circuit open: its reads are answered stale or refused until it is tried again',
     )
-    this.publish(key, true)
   }
 
   /** The probe was not sent, or ended for a reason of its operation: the next request probes. */
@@ -118,31 +185,70 @@ export class Circuits {
     if (state) state.probing = false
   }
 
-  /** Tells every replica (this one too) that the circuit of `key` opened, or closed. */
-  private publish(key: string, open: boolean) {
-    const { redis } = this.options
-    if (!redis) return
-    const message = JSON.stringify({ key, open })
-    redis.guard(() => redis.client.publish(CHANNEL, message)).catch(() => {})
+  /** The failures of `key` in a row over every replica, this one counted (Redis opens the
+   *  circuit when they are enough, or at a probe's failure); undefined without Redis. */
+  private async counted(key: string, probe: boolean): Promise<number | undefined> {
+    const { redis, failures, openMs } = this.options
+    if (!redis) return undefined
+    const command = redis.client as unknown as CircuitCommands
+    return redis
+      .guard(() =>
+        command.gwCircuitFailed(
+          countKey(key),
+          OPEN_KEY,
+          failures,
+          COUNT_WINDOW_MS,
+          openMs,
+          CHANNEL,
+          key,
+          probe ? 1 : 0,
+        ),
+      )
+      .catch(() => undefined)
   }
 
-  /** Another replica's circuit opened (this one's then stays open its own open time), or closed. */
+  /** The circuit of `key` opened `ms` before its open time is over (kept open at least that long). */
+  private opened(key: string, ms: number) {
+    const state = this.stateOf(key)
+    state.openUntil = Math.max(state.openUntil, Date.now() + ms)
+  }
+
+  /** The state of `key`, made (closed, nothing counted) when there is none. */
+  private stateOf(key: string): State {
+    const state = this.states.get(key) ?? { failures: 0, openUntil: 0, probing: false }
+    this.states.set(key, state)
+    return state
+  }
+
+  /** Just subscribed (at start, after a reconnection): the circuits that opened meanwhile. */
+  private catchUp() {
+    const { redis, openMs } = this.options
+    if (!redis) return
+    const command = redis.client as unknown as CircuitCommands
+    redis
+      .guard(() => command.gwCircuitsOpen(OPEN_KEY, openMs))
+      .then((open) => {
+        for (let i = 0; i + 1 < open.length; i += 2) {
+          this.opened(open[i] as string, openMs - Number(open[i + 1]))
+        }
+      })
+      .catch(() => {})
+  }
+
+  /** Another replica's circuit opened (this one's then stays open its own open time), or closed,
+   *  or failed once more (this one's next answer then resets the count). */
   private received(text: string) {
-    let message: { key?: unknown; open?: unknown }
+    let message: { key?: unknown; open?: unknown; failures?: unknown }
     try {
       message = JSON.parse(text)
     } catch {
       return
     }
-    const { key, open } = message
+    const { key, open, failures } = message
     if (typeof key !== 'string') return
-    if (open !== true) {
-      this.states.delete(key)
-      return
-    }
-    const state = this.states.get(key) ?? { failures: 0, openUntil: 0, probing: false }
-    state.openUntil = Math.max(state.openUntil, Date.now() + this.options.openMs)
-    this.states.set(key, state)
+    if (open === true) this.opened(key, this.options.openMs)
+    else if (typeof failures === 'number') this.stateOf(key).failures = failures
+    else this.states.delete(key)
   }
 }
 
@@ -187,13 +293,13 @@ export class Circuit {
    * How a request it let through ended: answered (no `failure`), or failed; `final` when the read
    * gives up (no retry follows).
    */
-  ended(failure?: UpstreamError, final = true): void {
+  async ended(failure?: UpstreamError, final = true): Promise<void> {
     const probe = this.probe
     this.probe = false
     if (failure !== undefined && isCallersOwn(failure)) {
       if (probe) this.circuits.dropped(this.key)
     } else if (failure === undefined || !isOutage(failure)) this.circuits.answered(this.key)
-    else if (probe || final) this.circuits.failed(this.key, probe)
+    else if (probe || final) await this.circuits.failed(this.key, probe)
   }
 
   /** The request it let through was not sent after all. */

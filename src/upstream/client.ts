@@ -208,7 +208,7 @@ export class UpstreamClient {
         attempts++
         const loaded = await this.attempts.make(request, headers, scope, readDeadline, attempts)
         if (this.serviceTokenKey === undefined) this.options.onTokenAccepted?.(tokenKey)
-        circuit?.ended()
+        await circuit?.ended()
         return loaded
       } catch (error) {
         failure = error as UpstreamError
@@ -216,12 +216,12 @@ export class UpstreamClient {
         release()
       }
       if (failure.cancelled) {
-        circuit?.ended(failure)
+        await circuit?.ended(failure)
         throw failure
       }
       await this.gate.slowDown(tokenKey, failure)
       const delay = this.retries.delayAfter(failure, attempts, readDeadline)
-      circuit?.ended(failure, delay === undefined)
+      await circuit?.ended(failure, delay === undefined)
       if (delay === undefined) throw this.failed(circuit?.told(failure) ?? failure, attempts, scope)
       // A retry that would end past the operation's deadline: report what happened instead (the
       // operation's own deadline: another that joined the read may retry it within its own).

@@ -33,7 +33,10 @@ export class RedisLink {
   private down = false
   /** Made by the first subscribe. */
   private subscriber: Redis | undefined
+  /** Its channels are subscribed on its connection as it is now. */
+  private subscribed = false
   private readonly listeners = new Map<string, (message: string) => void>()
+  private readonly listeningListeners: (() => void)[] = []
   private readonly lostListeners: (() => void)[] = []
 
   constructor(
@@ -54,6 +57,7 @@ export class RedisLink {
     this.client.on('ready', () => {
       this.brokenUntil = 0
       this.markUp()
+      this.listening()
     })
   }
 
@@ -102,7 +106,7 @@ export class RedisLink {
    * Hands `listener` every message any replica publishes on `channel`. Every subscription of the
    * process shares one connection of its own (a subscribed connection can send nothing else),
    * which subscribes again on every 'ready': Redis down at start and reconnections are covered;
-   * what is published while this process is away from Redis is missed.
+   * what is published while this process is away from Redis is missed (`onListening` catches up).
    */
   subscribe(channel: string, listener: (message: string) => void): void {
     this.listeners.set(channel, listener)
@@ -111,13 +115,34 @@ export class RedisLink {
     const subscriber = this.client.duplicate({ autoResubscribe: false })
     subscriber.on('error', () => {}) // the command connection already logs outages
     subscriber.on('ready', () => {
-      subscriber.subscribe(...this.listeners.keys()).catch(() => {})
+      subscriber
+        .subscribe(...this.listeners.keys())
+        .then(() => {
+          this.subscribed = true
+          this.listening()
+        })
+        .catch(() => {})
     })
     subscriber.on('message', (from: string, message: string) => this.listeners.get(from)?.(message))
     subscriber.on('close', () => {
+      this.subscribed = false
       for (const lost of this.lostListeners) lost()
     })
     this.subscriber = subscriber
+  }
+
+  /**
+   * Calls `listener` whenever the subscriptions are in place and commands can be sent (at start
+   * and after every reconnection of either connection): the moment to read the state that
+   * messages missed meanwhile would have told.
+   */
+  onListening(listener: () => void): void {
+    this.listeningListeners.push(listener)
+  }
+
+  private listening() {
+    if (!this.subscribed || this.client.status !== 'ready') return
+    for (const listener of this.listeningListeners) listener()
   }
 
   /** Calls `listener` whenever the subscribed connection drops: messages may then be missed. */
