@@ -1,14 +1,11 @@
 import DataLoader from 'dataloader'
 import type { Endpoint } from '../upstream/endpoint.js'
-import { UpstreamError } from '../upstream/errors.js'
 import type { CompanyIdentifier, CompanyKey } from '../upstream/resources/common.js'
 import { financials, statementsFrom } from '../upstream/resources/financials.js'
 import { eachSettled, type UpstreamReader } from './upstream-reader.js'
 
 export const companyKeyString = (company: CompanyKey) =>
   `${company.country}:${company.companyNumber}`
-
-const isNotFound = (error: unknown) => error instanceof UpstreamError && error.code === 'NOT_FOUND'
 
 /**
  * What this operation knows of companies' names and places, and whether they exist. Every
@@ -56,10 +53,11 @@ export class CompanyDirectory {
 
   /**
    * The company's identifier (its name and place): from an answer in hand, else from the first
-   * of the reads made for it that succeeds (the read of its statements is made if none is).
-   * When every one fails, the answers still on their way in this operation are waited for (one
-   * of them may name the company too, as a list's members do), so the name does not depend on
-   * which read came first; then NOT_FOUND if the upstream said 404, else the first failure.
+   * of the reads made for it that succeeds. When none does (or none was made), the read of its
+   * statements, which every company has, decides: a lookalikes or contacts read refused (404,
+   * 401, 403) says nothing of the company. When that fails too, the answers still on their way in
+   * this operation are waited for (one of them may name the company too, as a list's members
+   * do), so the name does not depend on which read came first; then its failure.
    */
   identify(company: CompanyKey): Promise<CompanyIdentifier> {
     return this.loader.load(company)
@@ -74,18 +72,24 @@ export class CompanyDirectory {
     const key = companyKeyString(company)
     const known = this.known.get(key)
     if (known) return known
+    const reads = this.readsOf.get(key)
+    if (reads) {
+      try {
+        return await Promise.any(reads)
+      } catch {
+        // Each of those reads reports its own failure at its field.
+      }
+    }
     // The read of its statements that Company.financials makes: asking for both costs one call.
-    const reads = this.readsOf.get(key) ?? [
-      this.read(financials, statementsFrom(company)).then((r) => r.identifier),
-    ]
     try {
-      return await Promise.any(reads)
-    } catch (error) {
+      return (
+        this.known.get(key) ?? (await this.read(financials, statementsFrom(company))).identifier
+      )
+    } catch (failure) {
       await this.upstream.settled()
       const named = this.known.get(key)
       if (named) return named
-      const failures = error instanceof AggregateError ? error.errors : [error]
-      throw failures.find(isNotFound) ?? failures[0]
+      throw failure
     }
   }
 }

@@ -99,8 +99,9 @@ export function companyFromId(key: string): CompanyKey {
  * A company asked for by number (company(), node()). The reads of the fields sent with it start
  * first, so that one of them is the check: no extra upstream call and no extra round trip. Its
  * deferred fields' reads are not waited for: its part must not wait for a later one (one small
- * read checks it when its own part reads nothing). The company is null when the upstream says it
- * does not know it (NOT_FOUND) or refuses the caller (UNAUTHENTICATED, FORBIDDEN). When the
+ * read checks it when its own part reads nothing). The company is null when no read of it succeeds
+ * and the read of its statements says the upstream does not know it (NOT_FOUND) or refuses the
+ * caller (UNAUTHENTICATED, FORBIDDEN): another resource refused says nothing of it. When the
  * check failed for a reason that says nothing of the company (5xx, timeout, 429, a bad body), it
  * is returned with what the caller gave, each field that reads null with its own error, in its
  * own part; with no such field to carry the error, it is null with it.
@@ -139,7 +140,8 @@ builder.queryField('company', (t) =>
       'One company by country and company number. The number is normalised (spaces, dots and a ' +
       'country prefix such as "BE" are stripped) and checked before any upstream call: a wrong ' +
       'shape or checksum is BAD_USER_INPUT. A company the upstream does not know is null with ' +
-      'NOT_FOUND, found out by the reads its fields need anyway (one small read if they need none).',
+      'NOT_FOUND, found out by the reads its fields need anyway (and one read of its statements ' +
+      'when they need none or none of them succeeds).',
     args: {
       country: t.arg({
         type: CountryEnum,

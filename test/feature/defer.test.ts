@@ -191,33 +191,43 @@ describe('@defer', () => {
       'company',
       '{ company(country: BE, number: "0000000097") { number ... @defer { financials(first: 1) { totalCount } } } }',
       ['company'],
+      ['financials'],
     ],
     [
+      // A refused lookalikes read says nothing of the company: its statements' read decides.
       'company, a read in each part',
       '{ company(country: BE, number: "0000000097") { lookalikes(first: 1) { totalCount } ... @defer { financials(first: 1) { totalCount } } } }',
       ['company'],
+      ['lookalikes', 'financials'],
     ],
     [
       'company, all deferred',
       '{ company(country: BE, number: "0000000097") { ... @defer { number name } } }',
       ['company'],
+      ['financials'],
     ],
     [
       'node',
       `{ node(id: "${unknown}") { id ... on Company @defer { name lookalikes(first: 1) { totalCount } } } }`,
       ['node'],
+      ['financials'],
     ],
-    ['nodes', `{ nodes(ids: ["${unknown}"]) { ... on Company @defer { number } } }`, ['nodes', 0]],
+    [
+      'nodes',
+      `{ nodes(ids: ["${unknown}"]) { ... on Company @defer { number } } }`,
+      ['nodes', 0],
+      ['financials'],
+    ],
   ])(
-    'a company the upstream does not know, its fields deferred (%s): null with NOT_FOUND in the first part, found out by one read',
-    async (_shape, query, path) => {
+    'a company the upstream does not know, its fields deferred (%s): null with NOT_FOUND in the first part, found out by the reads of that part and its statements',
+    async (_shape, query, path, reads) => {
       const parts = multipartParts(await send(query, 'multipart/mixed'))
       expect(parts).toHaveLength(1)
       expect(parts[0]?.errors).toEqual([
         expect.objectContaining({ path, extensions: { code: 'NOT_FOUND', retryable: false } }),
       ])
       expect(JSON.stringify(parts[0]?.data)).not.toContain('0000000097')
-      expect(demo.calls()).toHaveLength(1)
+      expect(demo.calls().map((call) => call.path.split('/').at(-1))).toEqual(reads)
     },
   )
 
@@ -408,27 +418,38 @@ describe('@defer: the first part waits for no deferred read', () => {
     expect(demo.calls()).toHaveLength(2)
   })
 
+  const page = (defer: string) =>
+    `query Page { company(${companyArgs(claes)}) {
+      number ...Financials ${defer} ...Lookalikes } } ${financials} ${lookalikes}`
+
   it('keeps the failure of a deferred read in its part, when it comes first in the document and the read of the first part fails too', async () => {
-    demo.inject({ path: /\/financials$/, status: 403 })
-    demo.inject({ path: /\/lookalikes$/, status: 500 })
-    const parts = multipartParts(
-      await send(
-        `query Page { company(${companyArgs(claes)}) {
-          number ...Financials @defer(label: "fin") ...Lookalikes } } ${financials} ${lookalikes}`,
-        'multipart/mixed',
-      ),
-    )
+    demo.inject({ path: /\/financials$/, status: 500 })
+    demo.inject({ path: /\/lookalikes$/, status: 403 })
+    const parts = multipartParts(await send(page('@defer(label: "fin")'), 'multipart/mixed'))
     expect(parts[0]).toMatchObject({
       data: { company: { number: claes.companyNumber, lookalikes: null } },
-      errors: [{ path: ['company', 'lookalikes'], extensions: { code: 'UPSTREAM_ERROR' } }],
+      errors: [{ path: ['company', 'lookalikes'], extensions: { code: 'FORBIDDEN' } }],
     })
     expect(parts.flatMap((p) => p.incremental ?? [])).toMatchObject([
       {
         data: { financials: null },
-        errors: [{ path: ['company', 'financials'], extensions: { code: 'FORBIDDEN' } }],
+        errors: [{ path: ['company', 'financials'], extensions: { code: 'UPSTREAM_ERROR' } }],
         label: 'fin',
       },
     ])
+  })
+
+  it('nulls a company none of whose reads succeed when its statements are refused (403): in the first part, as without @defer', async () => {
+    demo.inject({ path: /\/financials$/, status: 403 })
+    demo.inject({ path: /\/lookalikes$/, status: 500 })
+    const refused = {
+      data: { company: null },
+      errors: [{ path: ['company'], extensions: { code: 'FORBIDDEN' } }],
+    }
+    expect((await send(page(''), 'application/json')).json()).toMatchObject(refused)
+    const parts = multipartParts(await send(page('@defer(label: "fin")'), 'multipart/mixed'))
+    expect(parts).toHaveLength(1)
+    expect(parts[0]).toMatchObject(refused)
   })
 
   it('answers the company when its check fails for a reason that says nothing of it (a 500) and only deferred fields read: each reports its own failure, in its part', async () => {

@@ -378,6 +378,108 @@ fragment ListsFragment_1G22uz on Query {
       }
     })
 
+    describe('a company whose lookalikes the upstream refuses while its statements read: the company stands, its lookalikes alone null', () => {
+      const lookalikes = 'lookalikes(first: 2) { totalCount }'
+      const member = demoData.list(1005)?.members[0]?.company
+      const owners = demoData.relationshipsOf(claes).parents
+      const owner = owners.find((p) => p.identifier)?.identifier
+      const peer = demoData.lookalikesOf(michiels)[0]?.company
+      if (!member || !owner || !peer) throw new Error('the demo data lost a company this test asks')
+      const refused = (c: { name?: string }) => ({ name: c.name ?? null, lookalikes: null })
+      /** Where: the company whose lookalikes are refused, the operation, its data, the error's path. */
+      const entries: [string, DemoCompany | typeof owner, string, unknown, (string | number)[]][] =
+        [
+          [
+            'company(…), its name asked first',
+            claes,
+            `{ company(${companyArgs(claes)}) { name ${lookalikes} } }`,
+            { company: refused(claes) },
+            ['company', 'lookalikes'],
+          ],
+          [
+            'company(…), its lookalikes asked first',
+            claes,
+            `{ company(${companyArgs(claes)}) { ${lookalikes} name } }`,
+            { company: refused(claes) },
+            ['company', 'lookalikes'],
+          ],
+          [
+            'node(id)',
+            claes,
+            `{ node(id: "${companyId(claes)}") { ... on Company { ${lookalikes} name } } }`,
+            { node: refused(claes) },
+            ['node', 'lookalikes'],
+          ],
+          [
+            'nodes(ids), beside a company whose lookalikes read',
+            claes,
+            `{ nodes(ids: ["${companyId(michiels)}", "${companyId(claes)}"]) {
+            ... on Company { name ${lookalikes} } } }`,
+            {
+              nodes: [
+                {
+                  name: michiels.name,
+                  lookalikes: { totalCount: demoData.lookalikesOf(michiels).length },
+                },
+                refused(claes),
+              ],
+            },
+            ['nodes', 1, 'lookalikes'],
+          ],
+          [
+            'a list’s member',
+            member,
+            `{ list(listId: 1005) { companies(first: 1) { nodes { ${lookalikes} name } } } }`,
+            { list: { companies: { nodes: [refused(member)] } } },
+            ['list', 'companies', 'nodes', 0, 'lookalikes'],
+          ],
+          [
+            'a shareholder',
+            owner,
+            `{ company(${companyArgs(claes)}) { shareholders { company { name ${lookalikes} } } } }`,
+            {
+              company: {
+                shareholders: owners.map((p) => ({
+                  company: p.identifier && refused(p.identifier),
+                })),
+              },
+            },
+            [
+              'company',
+              'shareholders',
+              owners.findIndex((p) => p.identifier),
+              'company',
+              'lookalikes',
+            ],
+          ],
+          [
+            'a lookalike (only its number given: its name read)',
+            peer,
+            `{ company(${companyArgs(michiels)}) { lookalikes(first: 1) { nodes { ${lookalikes} name } } } }`,
+            { company: { lookalikes: { nodes: [refused(peer)] } } },
+            ['company', 'lookalikes', 'nodes', 0, 'lookalikes'],
+          ],
+        ]
+      it.each(
+        (
+          [
+            ['NOT_FOUND', 404],
+            ['UNAUTHENTICATED', 401],
+            ['FORBIDDEN', 403],
+          ] as const
+        ).flatMap(([code, status]) => entries.map((entry) => [code, status, ...entry] as const)),
+      )('%s (%s) for %s', async (code, status, _where, target, query, data, path) => {
+        const fault = {
+          path: new RegExp(`/${target.country}/${target.companyNumber}/lookalikes$`),
+          status,
+        }
+        expect(await paths.whileFaulty(fault, () => failed(query))).toEqual({
+          data,
+          errors: [{ code, path }],
+        })
+      })
+    })
+
     it('arguments the gateway refuses: BAD_USER_INPUT where they were given, no other field lost', async () => {
       const { errors, data } = await failed<{ ok: { name: string } }>(
         `query Refused($cursor: String) {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse, print } from 'graphql'
 import { afterAll, expect } from 'vitest'
+import type { Fault } from '../../src/demo-upstream/faults.js'
 import { DEMO_TOKEN } from '../../src/demo-upstream/server.js'
 import { MAX_DIRECTIVES } from '../../src/operation/shape-limits.js'
 import { schema } from '../../src/schema/index.js'
@@ -256,8 +257,19 @@ export async function startPathStates() {
     return reference.answer
   }
 
+  /** Runs `during` while the upstream answers what `fault` matches as it says; then no fault. */
+  async function whileFaulty<T>(fault: Fault, during: () => Promise<T>): Promise<T> {
+    stack.demo.inject(fault)
+    try {
+      return await during()
+    } finally {
+      stack.demo.configure(stack.demo.faultSettings)
+    }
+  }
+
   return {
     answer,
+    whileFaulty,
     /** The paths compared, for test titles (Redis's only where redis-server is installed). */
     title: redis ? 'every path' : `every path but Redis's (${REDIS_SKIP_REASON})`,
   }
