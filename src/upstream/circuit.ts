@@ -156,9 +156,7 @@ export class Circuits {
     if (!redis) return
     const closed = JSON.stringify({ key, open: false })
     redis
-      .guard(() =>
-        redis.client.multi().del(countKey(key)).zrem(OPEN_KEY, key).publish(CHANNEL, closed).exec(),
-      )
+      .exec(redis.client.multi().del(countKey(key)).zrem(OPEN_KEY, key).publish(CHANNEL, closed))
       .catch(() => {})
   }
 

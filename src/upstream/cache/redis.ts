@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis'
+import { type ChainableCommander, Redis } from 'ioredis'
 import type { Logger } from 'pino'
 
 /**
@@ -18,6 +18,8 @@ export const REDIS_COMMAND_TIMEOUT_MS = 200
 const BREAK_MS = 5000
 /** Failed commands in a row (no success between them) that open the breaker. */
 const FAILURES_TO_BREAK = 3
+/** A timeout that fired this much past its time was this process's busy event loop, not Redis. */
+const LATE_TIMER_MS = 50
 
 /** Thrown instead of a command while the breaker is open. */
 export class RedisUnavailable extends Error {
@@ -53,7 +55,7 @@ export class RedisLink {
       // Reconnect for ever, at most every 2 s: Redis coming back is picked up without a restart.
       retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
     })
-    this.client.on('error', (error: Error) => this.markDown(error, true))
+    this.client.on('error', (error: Error) => this.markDown(error, { lost: true }))
     this.client.on('ready', () => {
       this.brokenUntil = 0
       this.markUp()
@@ -67,16 +69,37 @@ export class RedisLink {
       this.failed()
       throw new RedisUnavailable()
     }
+    let sentAt: number | undefined
     try {
       // Connecting (at start, or back after an outage): worth one short wait, not more.
       if (this.client.status !== 'ready') await this.ready()
+      sentAt = performance.now()
       const result = await operation()
       this.markUp()
       return result
     } catch (error) {
-      this.markDown(error as Error)
+      // Timeouts that fire together once a busy event loop frees up say nothing of Redis: its
+      // replies may be waiting, unread. They fail their own requests, and count for no more.
+      const late =
+        sentAt !== undefined &&
+        (error as Error).message === 'Command timed out' &&
+        performance.now() - sentAt > REDIS_COMMAND_TIMEOUT_MS + LATE_TIMER_MS
+      this.markDown(error as Error, { counts: !late })
       throw error
     }
+  }
+
+  /**
+   * Runs a pipeline or transaction through the breaker: ioredis resolves `exec()` even when its
+   * commands failed (timed out, each an error in its reply), which must count as a failure.
+   */
+  exec(batch: ChainableCommander): Promise<[error: Error | null, result: unknown][]> {
+    return this.guard(async () => {
+      const replies = (await batch.exec()) ?? []
+      const failure = replies.find(([error]) => error)?.[0]
+      if (failure) throw failure
+      return replies
+    })
   }
 
   /** One wait for the connection, shared by every command that arrives while it connects. */
@@ -163,10 +186,13 @@ export class RedisLink {
     this.logger?.info('Redis reachable again')
   }
 
-  /** Logged once per outage, not once per failed command. `lost`: the connection itself failed. */
-  private markDown(error: Error, lost = false) {
+  /**
+   * Logged once per outage, not once per failed command. `lost`: the connection itself failed
+   * (the breaker opens at once); `counts`: false when the failure says nothing of Redis.
+   */
+  private markDown(error: Error, { lost = false, counts = true } = {}) {
     this.failed()
-    this.failuresInARow++
+    if (counts) this.failuresInARow++
     if (!lost && this.failuresInARow < FAILURES_TO_BREAK) return
     this.brokenUntil = Date.now() + BREAK_MS
     if (this.down) return

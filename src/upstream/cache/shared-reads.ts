@@ -95,7 +95,7 @@ export class SharedReads {
   /** Removes `key` (its entry, or a lock on it) and tells every replica to drop its copy. */
   async forget(key: string): Promise<void> {
     const pipeline = this.redis.client.pipeline().del(key).publish(READS_CHANNEL, `f\n${key}`)
-    await this.redis.guard(() => pipeline.exec()).catch(() => {})
+    await this.redis.exec(pipeline).catch(() => {})
   }
 
   private async flush() {
@@ -111,7 +111,7 @@ export class SharedReads {
       lines.push(key, keepMs > 0 ? (refresh ? 'r' : '-') : 'n', stored)
     }
     pipeline.publish(READS_CHANNEL, lines.join('\n'))
-    const replies = await this.redis.guard(() => pipeline.exec()).catch(() => null)
+    const replies = await this.redis.exec(pipeline).catch(() => null)
     const reached = replies?.at(-1)?.[1]
     if (typeof reached === 'number') this.reached = reached
   }
