@@ -19,7 +19,8 @@ import type { RedisLink } from './cache/redis.js'
  * second of when it comes is lost, never given twice. CALLER_RATE_LIMIT is checked first: a caller over its own limit waits
  * without taking a place in the token's line.
  *
- * A 429 pause is kept per process (every replica hears it on `gw:rate:pause`): while it lasts,
+ * A 429 pause is kept per process (every replica hears it on `gw:rate:pause`, and one that
+ * starts or reconnects later reads it from `gw:rate:paused`): while it lasts,
  * reads of the token wait in their lanes; with a rate it also pushes the token's TAT to at least
  * until + τ, so the reads held back by it leave one T apart, not in a burst.
  *
@@ -99,20 +100,49 @@ local function take_turn(tk, hk, ck, now, T, tau, cT, ctau, maxWait)
 end
 `
 
-// KEYS[1]: the token's TAT. ARGV: ms from now during which nothing is sent, τ.
+/** The tokens paused, each until when (Redis's clock): read by a replica that starts later. */
+const PAUSED_KEY = 'gw:rate:paused'
+
+// KEYS[1]: PAUSED_KEY, KEYS[2]: the token's TAT ('' without a rate). ARGV: the token key, ms
+// from now during which nothing is sent, τ, the channel, the message.
 const PAUSE_SCRIPT = `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
-local paused = now + tonumber(ARGV[1]) + tonumber(ARGV[2])
-local stored = redis.call('GET', KEYS[1])
-if not stored or tonumber(stored) < paused then
-  redis.call('SET', KEYS[1], string.format('%.3f', paused), 'PX', math.ceil(paused - now))
+local ms = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZADD', KEYS[1], 'GT', now + ms, ARGV[1])
+if KEYS[2] ~= '' then
+  local paused = now + ms + tonumber(ARGV[3])
+  local stored = redis.call('GET', KEYS[2])
+  if not stored or tonumber(stored) < paused then
+    redis.call('SET', KEYS[2], string.format('%.3f', paused), 'PX', math.ceil(paused - now))
+  end
 end
+redis.call('PUBLISH', ARGV[4], ARGV[5])
 return 1
 `
 
-interface PauseCommand {
-  gwRatePause(key: string, pauseMs: number, toleranceMs: number): Promise<unknown>
+// KEYS[1]: PAUSED_KEY. Returns each token still paused, followed by the ms left.
+const PAUSED_SCRIPT = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local paused = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+for i = 2, #paused, 2 do paused[i] = tostring(math.ceil(tonumber(paused[i]) - now)) end
+return paused
+`
+
+interface PauseCommands {
+  gwRatePause(
+    paused: string,
+    tat: string,
+    tokenKey: string,
+    pauseMs: number,
+    toleranceMs: number,
+    channel: string,
+    message: string,
+  ): Promise<unknown>
+  gwRatePaused(paused: string): Promise<string[]>
 }
 
 /** One GCRA bucket's spacing: T and τ (both 0 without a rate). */
@@ -151,10 +181,11 @@ export class UpstreamRateLimiter {
     const limited = this.token.interval > 0 || this.caller.interval > 0
     this.redis = limited ? redis : undefined
     this.link = redis
-    if (redis && this.token.interval > 0) {
-      redis.client.defineCommand('gwRatePause', { numberOfKeys: 1, lua: PAUSE_SCRIPT })
-    }
-    redis?.subscribe(PAUSE_CHANNEL, (message) => this.received(message))
+    if (!redis) return
+    redis.client.defineCommand('gwRatePause', { numberOfKeys: 2, lua: PAUSE_SCRIPT })
+    redis.client.defineCommand('gwRatePaused', { numberOfKeys: 1, lua: PAUSED_SCRIPT })
+    redis.subscribe(PAUSE_CHANNEL, (message) => this.received(message))
+    redis.onListening(() => this.catchUp(redis))
   }
 
   /** The settings that limit the rate, by name: what a request refused a turn is told. */
@@ -236,13 +267,33 @@ export class UpstreamRateLimiter {
     // Durations, not instants, cross to Redis: each side applies them on its own clock. Redis
     // down: the pause holds on this replica, as the rate budget then does.
     const ms = Math.ceil(pauseMs)
+    const command = redis.client as unknown as PauseCommands
+    const tat = this.token.interval > 0 ? `gw:rate:${tokenKey}` : ''
+    const message = JSON.stringify({ tokenKey, pauseMs: ms })
     await redis
-      .guard(async () => {
-        if (this.token.interval > 0) {
-          const command = redis.client as unknown as PauseCommand
-          await command.gwRatePause(`gw:rate:${tokenKey}`, ms, this.token.tolerance)
+      .guard(() =>
+        command.gwRatePause(
+          PAUSED_KEY,
+          tat,
+          tokenKey,
+          ms,
+          this.token.tolerance,
+          PAUSE_CHANNEL,
+          message,
+        ),
+      )
+      .catch(() => {})
+  }
+
+  /** Just subscribed (at start, after a reconnection): the pauses told meanwhile. */
+  private catchUp(redis: RedisLink) {
+    const command = redis.client as unknown as PauseCommands
+    redis
+      .guard(() => command.gwRatePaused(PAUSED_KEY))
+      .then((paused) => {
+        for (let i = 0; i + 1 < paused.length; i += 2) {
+          this.pauseLocally(paused[i] as string, Date.now() + Number(paused[i + 1]))
         }
-        await redis.client.publish(PAUSE_CHANNEL, JSON.stringify({ tokenKey, pauseMs: ms }))
       })
       .catch(() => {})
   }

@@ -186,6 +186,19 @@ describe.skipIf(!redisAvailable)(`with Redis${skipped}`, () => {
     sent.mockRestore()
   })
 
+  it('holds a token on a replica that starts after the pause was told', async () => {
+    const a = await replica()
+    const key = token()
+    await a.limiter.pause(key, Date.now() + 60_000)
+    // Started afterwards: the message is gone, the pause is read from Redis when it subscribes.
+    const late = await replica()
+    await vi.waitFor(() => expect(late.limiter.pausedUntil(key)).toBeDefined(), {
+      timeout: 10_000,
+    })
+    expect(late.limiter.pausedUntil(key)).toBeGreaterThan(Date.now() + 50_000)
+    expect(late.limiter.pausedUntil(token())).toBeUndefined()
+  })
+
   /** Until `count` replicas (every one made so far) listen for pauses. */
   async function subscribed(redis: RedisLink, count: number) {
     await vi.waitFor(
