@@ -180,6 +180,7 @@ function createUpstream(
       ? new Circuits({
           failures: config.upstreamCircuitFailures,
           openMs: config.upstreamCircuitOpenSeconds * 1000,
+          probeMs: config.upstreamTimeoutMs,
           redis,
           logger,
         })

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import type { Logger } from 'pino'
 import type { RedisLink } from './cache/redis.js'
@@ -18,8 +19,12 @@ import { isCallersOwn, UpstreamError, waitingAtLeast } from './errors.js'
  * failure resets it, so a read that succeeds costs no command while nothing fails). An open
  * circuit is noted in Redis with when it opened, and every opening and closing is told on
  * `gw:circuit` (as 429 pauses); a replica that starts or reconnects reads the circuits open now.
- * Each replica keeps a circuit open for its own open time and sends its own probe. Redis down:
- * each replica counts and opens its own circuits.
+ * Each replica keeps a circuit open for its own open time. One probe goes out over every replica:
+ * a replica whose circuit turns half-open claims it in Redis first (one command, only then); the
+ * others refuse while the claim holds, until the probe's outcome is told (closed, or opened
+ * again). A probe's failure opens the circuit again only while its claim is the current one: a
+ * circuit closed meanwhile (by any answer) counts it as one failure. Redis down: each replica
+ * counts and opens its own circuits and sends its own probe.
  */
 
 export interface CircuitOptions {
@@ -27,6 +32,8 @@ export interface CircuitOptions {
   failures: number
   /** How long it stays open before a probe is let through. */
   openMs: number
+  /** The longest a probe may take (UPSTREAM_TIMEOUT_MS): its claim over replicas outlasts it. */
+  probeMs: number
   redis?: RedisLink | undefined
   logger?: Logger | undefined
 }
@@ -37,34 +44,48 @@ interface State {
   failures: number
   /** Epoch ms until which nothing is sent; 0 while closed. */
   openUntil: number
-  /** Its probe is under way: nothing else is sent. */
-  probing: boolean
+  /** Half-open: epoch ms until which a probe under way (this replica's or another's) is the only
+   *  request sent; 0: none. */
+  probeUntil: number
+  /** This replica's probe under way (its id, also its claim in Redis). */
+  probe: string | undefined
 }
 
 const CHANNEL = 'gw:circuit'
 /** Sorted set of the open circuits' keys, scored with when they opened (Redis's clock, ms). */
 const OPEN_KEY = 'gw:circuit:open'
 const countKey = (key: string) => `gw:circuit:failures:${key}`
+/** Which probe of a half-open circuit is the one under way over every replica. */
+const probeKey = (key: string) => `gw:circuit:probe:${key}`
+/** A probe's outcome reaches Redis within this after its deadline: its claim outlasts it so long. */
+const PROBE_REPORT_MS = 1000
 /** A shared count of failures is forgotten after this long without a new one. */
 const COUNT_WINDOW_MS = 60_000
 
-// KEYS: the circuit's count, OPEN_KEY. ARGV: failures that open it, COUNT_WINDOW_MS, open ms,
-// CHANNEL, the circuit's key, 1 for a probe (which opens it whatever the count). Returns the count.
+// KEYS: the circuit's count, OPEN_KEY, its probe's claim. ARGV: failures that open it,
+// COUNT_WINDOW_MS, open ms, CHANNEL, the circuit's key, the probe's id ('' for none: a probe
+// whose claim is the current one opens it whatever the count). Returns the count and 1 if opened.
 const FAILED_SCRIPT = `
+local probe = ARGV[6] ~= '' and redis.call('GET', KEYS[3]) == ARGV[6]
 local n = redis.call('INCR', KEYS[1])
-if n < tonumber(ARGV[1]) and ARGV[6] ~= '1' then
+if n < tonumber(ARGV[1]) and not probe then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   redis.call('PUBLISH', ARGV[4], cjson.encode({key = ARGV[5], failures = n}))
-  return n
+  return {n, 0}
 end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-redis.call('DEL', KEYS[1])
+redis.call('DEL', KEYS[1], KEYS[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[3]))
 redis.call('ZADD', KEYS[2], now, ARGV[5])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 redis.call('PUBLISH', ARGV[4], cjson.encode({key = ARGV[5], open = true}))
-return n
+return {n, 1}
+`
+
+// KEYS: the probe's claim. ARGV: the probe's id. Ends the claim if it is still that probe's.
+const RELEASE_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 `
 
 // KEYS: OPEN_KEY. ARGV: open ms. Returns the circuits opened less than that long ago, each
@@ -81,15 +102,21 @@ interface CircuitCommands {
   gwCircuitFailed(
     count: string,
     open: string,
+    claim: string,
     failures: number,
     windowMs: number,
     openMs: number,
     channel: string,
     key: string,
-    probe: number,
-  ): Promise<number>
+    probe: string,
+  ): Promise<[count: number, opened: number]>
   gwCircuitsOpen(open: string, openMs: number): Promise<string[]>
+  gwCircuitRelease(claim: string, probe: string): Promise<unknown>
 }
+/** Whether a request may be sent now (`probe`: the half-open circuit's one, its id), else the ms
+ *  to wait. */
+type Admission = { probe: string | undefined } | number
+const SEND: Admission = { probe: undefined }
 /** Circuits kept (those that count failures or are open); the least recently used go first. */
 const MAX_CIRCUITS = 10_000
 /** What a caller refused while a probe is under way is told to wait. */
@@ -103,8 +130,9 @@ export class Circuits {
   constructor(private readonly options: CircuitOptions) {
     const { redis } = options
     if (!redis) return
-    redis.client.defineCommand('gwCircuitFailed', { numberOfKeys: 2, lua: FAILED_SCRIPT })
+    redis.client.defineCommand('gwCircuitFailed', { numberOfKeys: 3, lua: FAILED_SCRIPT })
     redis.client.defineCommand('gwCircuitsOpen', { numberOfKeys: 1, lua: OPEN_SCRIPT })
+    redis.client.defineCommand('gwCircuitRelease', { numberOfKeys: 1, lua: RELEASE_SCRIPT })
     redis.subscribe(CHANNEL, (message) => this.received(message))
     redis.onListening(() => this.catchUp())
   }
@@ -120,22 +148,51 @@ export class Circuits {
     const now = Date.now()
     const open = new Map([...this.templates].map((template) => [template, 0]))
     for (const [key, state] of this.states.entries()) {
-      if (state.openUntil <= now && !state.probing) continue
+      if (state.openUntil <= now && state.probeUntil <= now) continue
       const template = key.slice(0, key.indexOf(' '))
       open.set(template, (open.get(template) ?? 0) + 1)
     }
     return open
   }
 
-  /** Whether a request may be sent now (`probe`: as the half-open circuit's one), else the ms to wait. */
-  admit(key: string): { probe: boolean } | number {
+  /** Whether a request may be sent now; with Redis, a circuit turning half-open asks it first. */
+  admit(key: string): Admission | Promise<Admission> {
     const state = this.states.get(key)
-    if (!state || state.openUntil === 0) return { probe: false }
+    if (!state || state.openUntil === 0) return SEND
     const now = Date.now()
     if (state.openUntil > now) return state.openUntil - now
-    if (state.probing) return PROBE_WAIT_MS
-    state.probing = true
-    return { probe: true }
+    if (state.probeUntil > now) return PROBE_WAIT_MS
+    const probe = randomUUID()
+    state.probe = probe
+    state.probeUntil = now + this.claimMs
+    const { redis } = this.options
+    return redis ? this.claimed(redis, key, probe) : { probe }
+  }
+
+  /** How long a probe's claim lasts. */
+  private get claimMs(): number {
+    return this.options.probeMs + PROBE_REPORT_MS
+  }
+
+  /**
+   * `probe` claimed in Redis: sent if the claim is its own; else refused, and the claim asked
+   * again a while later, while another replica's probe holds it.
+   */
+  private async claimed(redis: RedisLink, key: string, probe: string): Promise<Admission> {
+    const claimed = await redis
+      .guard(() => redis.client.set(probeKey(key), probe, 'PX', this.claimMs, 'NX'))
+      // Redis down: this replica probes alone, as it would without Redis.
+      .catch(() => 'OK')
+    const state = this.states.get(key)
+    if (state?.probe !== probe) {
+      // Told meanwhile that the circuit closed or opened again.
+      if (claimed) this.release(key, probe)
+      return state?.openUntil ? Math.max(state.openUntil - Date.now(), PROBE_WAIT_MS) : SEND
+    }
+    if (claimed) return { probe }
+    state.probe = undefined
+    state.probeUntil = Date.now() + PROBE_WAIT_MS
+    return PROBE_WAIT_MS
   }
 
   /** How long the circuit stays open from now (ms), when it is open. */
@@ -155,20 +212,28 @@ export class Circuits {
     const { redis } = this.options
     if (!redis) return
     const closed = JSON.stringify({ key, open: false })
-    redis
-      .exec(redis.client.multi().del(countKey(key)).zrem(OPEN_KEY, key).publish(CHANNEL, closed))
-      .catch(() => {})
+    const batch = redis.client.multi().del(countKey(key), probeKey(key)).zrem(OPEN_KEY, key)
+    redis.exec(batch.publish(CHANNEL, closed)).catch(() => {})
   }
 
-  /** A read failed for good, or a probe failed: counted, and the circuit opened when it must. */
-  async failed(key: string, probe: boolean): Promise<void> {
+  /**
+   * A read failed for good, or a probe failed: counted, and the circuit opened when it must (at
+   * once for the half-open circuit's probe; a probe that is no longer it counts as a read).
+   */
+  async failed(key: string, probe: string | undefined): Promise<void> {
+    const known = this.states.get(key)
+    const current = probe !== undefined && known?.probe === probe
     // Open here already: a read let through before it opened tells nothing new.
-    if (!probe && (this.states.get(key)?.openUntil ?? 0) !== 0) return
-    const shared = await this.counted(key, probe)
+    if (!current && (known?.openUntil ?? 0) !== 0) return
+    const shared = await this.counted(key, current ? probe : '')
     const state = this.stateOf(key)
-    state.failures = shared ?? state.failures + 1
-    if (probe) state.probing = false
-    if (!probe && state.failures < this.options.failures) return
+    if (current && state.probe === probe) {
+      state.probe = undefined
+      state.probeUntil = 0
+    }
+    state.failures = shared?.[0] ?? state.failures + 1
+    const opens = shared ? shared[1] === 1 : current || state.failures >= this.options.failures
+    if (!opens) return
     const { openMs } = this.options
     this.opened(key, openMs)
     this.options.logger?.warn(
@@ -178,14 +243,29 @@ export class Circuits {
   }
 
   /** The probe was not sent, or ended for a reason of its operation: the next request probes. */
-  dropped(key: string): void {
+  dropped(key: string, probe: string): void {
     const state = this.states.get(key)
-    if (state) state.probing = false
+    if (state?.probe !== probe) return
+    state.probe = undefined
+    state.probeUntil = 0
+    this.release(key, probe)
   }
 
-  /** The failures of `key` in a row over every replica, this one counted (Redis opens the
-   *  circuit when they are enough, or at a probe's failure); undefined without Redis. */
-  private async counted(key: string, probe: boolean): Promise<number | undefined> {
+  /** Ends `probe`'s claim in Redis, if it is still its. */
+  private release(key: string, probe: string) {
+    const { redis } = this.options
+    if (!redis) return
+    const command = redis.client as unknown as CircuitCommands
+    redis.guard(() => command.gwCircuitRelease(probeKey(key), probe)).catch(() => {})
+  }
+
+  /** The failures of `key` in a row over every replica, this one counted, and whether Redis
+   *  opened the circuit (when they are enough, or at the current probe's failure: `probe`, its id,
+   *  or ''); undefined without Redis. */
+  private async counted(
+    key: string,
+    probe: string,
+  ): Promise<[count: number, opened: number] | undefined> {
     const { redis, failures, openMs } = this.options
     if (!redis) return undefined
     const command = redis.client as unknown as CircuitCommands
@@ -194,26 +274,35 @@ export class Circuits {
         command.gwCircuitFailed(
           countKey(key),
           OPEN_KEY,
+          probeKey(key),
           failures,
           COUNT_WINDOW_MS,
           openMs,
           CHANNEL,
           key,
-          probe ? 1 : 0,
+          probe,
         ),
       )
       .catch(() => undefined)
   }
 
-  /** The circuit of `key` opened `ms` before its open time is over (kept open at least that long). */
+  /** The circuit of `key` opened `ms` before its open time is over (kept open at least that long):
+   *  a probe under way is no longer the half-open circuit's. */
   private opened(key: string, ms: number) {
     const state = this.stateOf(key)
     state.openUntil = Math.max(state.openUntil, Date.now() + ms)
+    state.probe = undefined
+    state.probeUntil = 0
   }
 
   /** The state of `key`, made (closed, nothing counted) when there is none. */
   private stateOf(key: string): State {
-    const state = this.states.get(key) ?? { failures: 0, openUntil: 0, probing: false }
+    const state = this.states.get(key) ?? {
+      failures: 0,
+      openUntil: 0,
+      probeUntil: 0,
+      probe: undefined,
+    }
     this.states.set(key, state)
     return state
   }
@@ -256,8 +345,8 @@ export class Circuits {
  * upstream said.
  */
 export class Circuit {
-  /** This read's request under way is the half-open circuit's probe. */
-  private probe = false
+  /** This read's request under way is the half-open circuit's probe: its id. */
+  private probe: string | undefined
 
   constructor(
     private readonly circuits: Circuits,
@@ -265,8 +354,8 @@ export class Circuit {
   ) {}
 
   /** Undefined: send the request; else the error the read's first request is refused with. */
-  admit(endpoint: string): UpstreamError | undefined {
-    const admitted = this.circuits.admit(this.key)
+  async admit(endpoint: string): Promise<UpstreamError | undefined> {
+    const admitted = await this.circuits.admit(this.key)
     if (typeof admitted !== 'number') {
       this.probe = admitted.probe
       return undefined
@@ -292,18 +381,18 @@ export class Circuit {
    * gives up (no retry follows).
    */
   async ended(failure?: UpstreamError, final = true): Promise<void> {
-    const probe = this.probe
-    this.probe = false
+    const { probe } = this
+    this.probe = undefined
     if (failure !== undefined && isCallersOwn(failure)) {
-      if (probe) this.circuits.dropped(this.key)
+      if (probe !== undefined) this.circuits.dropped(this.key, probe)
     } else if (failure === undefined || !isOutage(failure)) this.circuits.answered(this.key)
-    else if (probe || final) await this.circuits.failed(this.key, probe)
+    else if (probe !== undefined || final) await this.circuits.failed(this.key, probe)
   }
 
   /** The request it let through was not sent after all. */
   unsent(): void {
-    if (this.probe) this.circuits.dropped(this.key)
-    this.probe = false
+    if (this.probe !== undefined) this.circuits.dropped(this.key, this.probe)
+    this.probe = undefined
   }
 }
 

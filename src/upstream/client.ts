@@ -181,7 +181,7 @@ export class UpstreamClient {
       })
       if (passed.kind !== 'go') return passed
       const { release } = passed
-      const open = circuit?.admit(name)
+      const open = await circuit?.admit(name)
       if (open) {
         release()
         // A retry the circuit refuses leaves the read failed with what the upstream said (and

@@ -8,12 +8,13 @@ import {
   redisAvailable,
   startRedis,
 } from '../support/redis.js'
-import { type Client, startStack } from '../support/stack.js'
+import { type Client, demoToken, startStack } from '../support/stack.js'
 
 /**
  * Circuits shared by replicas on one Redis (src/upstream/circuit.ts): failures are counted over
  * every replica, a circuit one replica opens keeps the others from calling the endpoint (those
- * that start later too), and the probe that closes it closes it on every replica. Counts are the
+ * that start later too), one probe goes out over every replica, and the probe that closes it
+ * closes it on every replica (a probe that fails once it is closed counts as a failure). Counts are the
  * demo upstream's own log. The clock the circuits read (Date) stands still: a circuit is
  * half-open only once `later()` moves it.
  */
@@ -23,12 +24,17 @@ const { demo } = stack
 const companies = demo.data.companies.slice(0, 12)
 const FINANCIALS =
   'gateway_upstream_circuits_open{endpoint="/v1/companies/{countryCode}/{companyNumber}/financials"}'
-const financials = (c: (typeof companies)[number]) =>
+type Company = (typeof companies)[number]
+const financials = (c: Company) =>
   `{ company(country: ${c.country}, number: "${c.companyNumber}") { financials(first: 1) { totalCount } } }`
+const at = (i: number) => companies[i] as Company
+/** The financials of `c` alone. */
+const financialsOf = (c: Company) => new RegExp(`/${c.companyNumber}/financials$`)
 const later = (ms: number) => vi.setSystemTime(Date.now() + ms)
 const openOn = async (replica: Client) => sample(await metricsOf(replica), FINANCIALS)
-const shownOpen = (replica: Client) =>
-  vi.waitFor(async () => expect(await openOn(replica)).toBe(1), { timeout: 10_000 })
+const shown = (replica: Client, open: number) =>
+  vi.waitFor(async () => expect(await openOn(replica)).toBe(open), { timeout: 10_000 })
+const shownOpen = (replica: Client) => shown(replica, 1)
 /** Each replica's read of its company in turn, as a load balancer hands them out. */
 async function roundRobin(replicas: Client[], read: typeof companies) {
   const bodies = []
@@ -44,21 +50,39 @@ describe.skipIf(!redisAvailable)(
   async () => {
     const redis = redisAvailable ? await startRedis() : undefined
     const url = redis?.url ?? ''
-    /** Replicas of one test, closed after it. */
+    /** Waits until `count` replicas listen on gw:circuit: nothing told is missed. */
+    const listening = async (count: number) => {
+      const listener = new Redis(url)
+      try {
+        await vi.waitFor(
+          async () =>
+            expect(await listener.pubsub('NUMSUB', 'gw:circuit')).toEqual(['gw:circuit', count]),
+          { timeout: 10_000 },
+        )
+      } finally {
+        listener.disconnect()
+      }
+    }
+    /** Replicas the test made so far. */
+    let made = 0
+    /** Replicas of one test, listening, closed after it. */
     const replicas = async (count: number) => {
-      const made = await connectedWith(url, 2 * count, () =>
+      const started = await connectedWith(url, 2 * count, () =>
         Array.from({ length: count }, () =>
           stack.replica({ redisUrl: url, upstreamCircuitOpenSeconds: 60 }),
         ),
       )
       onTestFinished(async () => {
-        await Promise.all(made.map((replica) => replica.close()))
+        await Promise.all(started.map((replica) => replica.close()))
       })
-      return made
+      made += count
+      await listening(made)
+      return started
     }
     afterAll(() => redis?.stop())
     // The circuits a test leaves open in Redis are not the next test's.
     beforeEach(async () => {
+      made = 0
       const admin = new Redis(url)
       await admin.flushall()
       admin.disconnect()
@@ -77,14 +101,11 @@ describe.skipIf(!redisAvailable)(
         stack.replica({ redisUrl: url, upstreamCircuitOpenSeconds: 60 }),
       ])
       if (!first || !second) throw new Error('no replicas')
-      const listener = new Redis(url)
-      onTestFinished(() => listener.disconnect())
+      onTestFinished(async () => {
+        await Promise.all([first.close(), second.close()])
+      })
       // Both listen before anything is told.
-      await vi.waitFor(
-        async () =>
-          expect(await listener.pubsub('NUMSUB', 'gw:circuit')).toEqual(['gw:circuit', 2]),
-        { timeout: 10_000 },
-      )
+      await listening(2)
 
       demo.inject({ path: /\/financials$/, status: 503 })
       for (const c of companies.slice(0, 5)) await first.post(financials(c))
@@ -114,6 +135,97 @@ describe.skipIf(!redisAvailable)(
       const { body } = await second.post(financials(companies[5] as (typeof companies)[number]))
       expect(body.errors).toBeUndefined()
       expect(demo.calls()).toHaveLength(2)
+    })
+
+    it('half-open over four replicas behind a load balancer, the upstream still failing: one probe reaches it, the others refuse, and all open again', async () => {
+      const four = await replicas(4)
+      demo.inject({ path: /\/financials$/, status: 503 })
+      await roundRobin(four, companies.slice(0, 5))
+      expect(demo.calls()).toHaveLength(15)
+      for (const replica of four) await shownOpen(replica)
+
+      demo.reset()
+      demo.inject({ path: /\/financials$/, status: 503 })
+      later(60_000)
+      // A burst as the open time ends, one read to each replica.
+      const bodies = await Promise.all(
+        four.map(async (replica, i) => (await replica.post(financials(at(5 + i)))).body),
+      )
+      expect(bodies.map((body) => body.errors?.[0]?.extensions)).toEqual(Array(4).fill(refused))
+      expect(demo.calls()).toHaveLength(1)
+      // The probe's failure is told: every replica is open for its whole open time again.
+      for (const replica of four) {
+        await vi.waitFor(
+          async () => {
+            const { body } = await replica.post(financials(at(9)))
+            expect(body.errors?.[0]?.extensions?.retryAfterSeconds).toBe(60)
+          },
+          { timeout: 10_000 },
+        )
+      }
+      expect(demo.calls()).toHaveLength(1)
+    })
+
+    it('a probe that fails after the circuit closed counts as one failure: it stays closed on every replica', async () => {
+      const [first, second] = (await replicas(2)) as [Client, Client]
+      // A read of the first's, sent while the endpoint answered, is held until the circuit is half-open.
+      const held = demo.hold(financialsOf(at(0)))
+      const early = first.post(financials(at(0)))
+      await demo.waitForCalls((calls) => calls.length === 1)
+      demo.inject({ path: /\/financials$/, status: 500 })
+      await roundRobin([second], companies.slice(1, 6))
+      expect(demo.calls()).toHaveLength(6)
+      await shownOpen(first)
+
+      // The second's probe is under way (it fails) when the first's early read is answered.
+      later(60_000)
+      const heldProbe = demo.hold(financialsOf(at(6)))
+      const probe = second.post(financials(at(6)))
+      await demo.waitForCalls((calls) => calls.length === 7)
+      held.release()
+      expect((await early).body.errors).toBeUndefined()
+      await shown(second, 0)
+      heldProbe.release()
+      expect((await probe).body.errors?.[0]?.extensions).toEqual({
+        code: 'UPSTREAM_ERROR',
+        retryable: true,
+      })
+
+      // One failure after an answer, far from five: both replicas read the healthy upstream.
+      demo.reset()
+      for (const [i, replica] of [first, second].entries()) {
+        expect((await replica.post(financials(at(7 + i)))).body.errors).toBeUndefined()
+      }
+      expect(demo.calls()).toHaveLength(2)
+      expect([await openOn(first), await openOn(second)]).toEqual([0, 0])
+    })
+
+    it("a probe whose operation ends first gives its claim back: its replica's next request probes, and its answer closes the circuit on both", async () => {
+      const [first, second] = (await replicas(2)) as [Client, Client]
+      demo.inject({ path: /\/financials$/, status: 503 })
+      await roundRobin([first, second], companies.slice(0, 5))
+      for (const replica of [first, second]) await shownOpen(replica)
+
+      demo.reset()
+      later(60_000)
+      const held = demo.hold(financialsOf(at(5)))
+      const client = new AbortController()
+      const probe = first
+        .request({ body: { query: financials(at(5)) }, headers: demoToken, signal: client.signal })
+        .catch(() => undefined)
+      await demo.waitForCalls((calls) => calls.length === 1)
+      // The probe is the first's: the second refuses.
+      expect((await second.post(financials(at(6)))).body.errors?.[0]?.extensions).toEqual(refused)
+      client.abort()
+      await probe
+      held.release()
+      await vi.waitFor(
+        async () => expect((await first.post(financials(at(7)))).body.errors).toBeUndefined(),
+        { timeout: 10_000 },
+      )
+      await shown(second, 0)
+      expect((await second.post(financials(at(8)))).body.errors).toBeUndefined()
+      expect(demo.calls()).toHaveLength(3)
     })
 
     it('a replica that starts after a circuit opened keeps it open: no call, and its /metrics shows it', async () => {
