@@ -2,6 +2,18 @@ import { randomUUID } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import type { Logger } from 'pino'
 import type { RedisLink } from './cache/redis.js'
+import {
+  CHANNEL,
+  type CircuitCommands,
+  COUNT_WINDOW_MS,
+  countKey,
+  FAILED_SCRIPT,
+  OPEN_KEY,
+  OPEN_SCRIPT,
+  PROBE_REPORT_MS,
+  probeKey,
+  RELEASE_SCRIPT,
+} from './circuit-redis.js'
 import { isCallersOwn, UpstreamError, waitingAtLeast } from './errors.js'
 
 /**
@@ -51,68 +63,6 @@ interface State {
   probe: string | undefined
 }
 
-const CHANNEL = 'gw:circuit'
-/** Sorted set of the open circuits' keys, scored with when they opened (Redis's clock, ms). */
-const OPEN_KEY = 'gw:circuit:open'
-const countKey = (key: string) => `gw:circuit:failures:${key}`
-/** Which probe of a half-open circuit is the one under way over every replica. */
-const probeKey = (key: string) => `gw:circuit:probe:${key}`
-/** A probe's outcome reaches Redis within this after its deadline: its claim outlasts it so long. */
-const PROBE_REPORT_MS = 1000
-/** A shared count of failures is forgotten after this long without a new one. */
-const COUNT_WINDOW_MS = 60_000
-
-// KEYS: the circuit's count, OPEN_KEY, its probe's claim. ARGV: failures that open it,
-// COUNT_WINDOW_MS, open ms, CHANNEL, the circuit's key, the probe's id ('' for none: a probe
-// whose claim is the current one opens it whatever the count). Returns the count and 1 if opened.
-const FAILED_SCRIPT = `
-local probe = ARGV[6] ~= '' and redis.call('GET', KEYS[3]) == ARGV[6]
-local n = redis.call('INCR', KEYS[1])
-if n < tonumber(ARGV[1]) and not probe then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  redis.call('PUBLISH', ARGV[4], cjson.encode({key = ARGV[5], failures = n}))
-  return {n, 0}
-end
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-redis.call('DEL', KEYS[1], KEYS[3])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[3]))
-redis.call('ZADD', KEYS[2], now, ARGV[5])
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
-redis.call('PUBLISH', ARGV[4], cjson.encode({key = ARGV[5], open = true}))
-return {n, 1}
-`
-
-// KEYS: the probe's claim. ARGV: the probe's id. Ends the claim if it is still that probe's.
-const RELEASE_SCRIPT = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-`
-
-// KEYS: OPEN_KEY. ARGV: open ms. Returns the circuits opened less than that long ago, each
-// followed by how long ago (ms): durations, not instants, cross to the replica's clock.
-const OPEN_SCRIPT = `
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local open = redis.call('ZRANGEBYSCORE', KEYS[1], now - tonumber(ARGV[1]), '+inf', 'WITHSCORES')
-for i = 2, #open, 2 do open[i] = tostring(now - tonumber(open[i])) end
-return open
-`
-
-interface CircuitCommands {
-  gwCircuitFailed(
-    count: string,
-    open: string,
-    claim: string,
-    failures: number,
-    windowMs: number,
-    openMs: number,
-    channel: string,
-    key: string,
-    probe: string,
-  ): Promise<[count: number, opened: number]>
-  gwCircuitsOpen(open: string, openMs: number): Promise<string[]>
-  gwCircuitRelease(claim: string, probe: string): Promise<unknown>
-}
 /** Whether a request may be sent now (`probe`: the half-open circuit's one, its id), else the ms
  *  to wait. */
 type Admission = { probe: string | undefined } | number
