@@ -1,8 +1,7 @@
-import DataLoader from 'dataloader'
 import type { Endpoint } from '../upstream/endpoint.js'
 import type { CompanyIdentifier, CompanyKey } from '../upstream/resources/common.js'
 import { financials, statementsFrom } from '../upstream/resources/financials.js'
-import { eachSettled, type UpstreamReader } from './upstream-reader.js'
+import type { UpstreamReader } from './upstream-reader.js'
 
 export const companyKeyString = (company: CompanyKey) =>
   `${company.country}:${company.companyNumber}`
@@ -16,18 +15,10 @@ export class CompanyDirectory {
   private readonly known = new Map<string, CompanyIdentifier>()
   /** Every read of each company's own resources: any answer names the company. */
   private readonly readsOf = new Map<string, Promise<CompanyIdentifier>[]>()
-  private readonly loader: DataLoader<CompanyKey, CompanyIdentifier, string>
+  /** Each company's look-up, made once per operation. */
+  private readonly lookUps = new Map<string, Promise<CompanyIdentifier>>()
 
-  constructor(private readonly upstream: UpstreamReader) {
-    this.loader = new DataLoader((keys) => eachSettled(keys, (key) => this.lookUp(key)), {
-      cacheKeyFn: companyKeyString,
-      // Wait until the resolvers of this execution pass have started their reads, so that a
-      // name asked beside the company's financials comes from that same call.
-      batchScheduleFn: (dispatch) => setImmediate(dispatch),
-      // Each name answers as soon as its own read does, not with the slowest of a batch.
-      batch: false,
-    })
-  }
+  constructor(private readonly upstream: UpstreamReader) {}
 
   /** Notes a company's identifier and returns it, ready to back a Company. */
   remember(identifier: CompanyIdentifier): CompanyIdentifier {
@@ -60,7 +51,15 @@ export class CompanyDirectory {
    * do), so the name does not depend on which read came first; then its failure.
    */
   identify(company: CompanyKey): Promise<CompanyIdentifier> {
-    return this.loader.load(company)
+    const key = companyKeyString(company)
+    let found = this.lookUps.get(key)
+    if (!found) {
+      // Once the resolvers of this execution pass have started their reads, so that a name
+      // asked beside the company's financials comes from that same call.
+      found = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.lookUp(company))
+      this.lookUps.set(key, found)
+    }
+    return found
   }
 
   /** Resolves once the upstream has shown it has the company; rejects as identify does. */

@@ -367,6 +367,20 @@ describe('@defer: the first part waits for no deferred read', () => {
     expect(demo.calls()).toHaveLength(2)
   })
 
+  it('sends a company’s name while another company’s deferred read is held: each company’s check waits for no other', async () => {
+    const held = demo.hold(/\/relationships$/)
+    const parts = await partsOf(`{ other: company(${companyArgs(michiels)}) { name }
+      ... @defer(label: "owners") { known: company(${companyArgs(claes)}) { shareholders { name } } } }`)
+    expect((await parts.next()).value).toEqual({
+      data: { other: { name: michiels.name } },
+      hasNext: true,
+    })
+    held.release()
+    const later = (await rest(parts)).flatMap((p) => p.incremental ?? [])
+    expect(later.map(({ label, path }) => [label, path])).toEqual([['owners', []]])
+    expect(later[0]?.errors).toBeUndefined()
+  })
+
   it.each([
     [
       'company',
