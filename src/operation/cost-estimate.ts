@@ -153,12 +153,13 @@ class Estimator {
       total.objects += cost.objects
     }
     // A company nothing names costs one read: for its name, or to learn that it exists at all.
-    // One that must be checked is checked by what its own part reads (a deferred part's reads
-    // come later), else by a read of its own, which costs nothing more when another part makes
-    // the same read.
+    // One that must be checked is checked by the read of its statements (src/loaders/
+    // company-directory.ts: other reads refused say nothing of it), made by its own part, or
+    // else made when its other reads fail, or by its part's own check: one read more, which
+    // costs nothing more when another part makes the same read.
     const isCompany = Object.values(definitions).some((f) => costOfField(f)?.isCompanyName)
     const checked =
-      named && (knowledge !== 'unverified' || checkRead || this.namedInOwnPart(type, sets))
+      knowledge === 'unverified' ? checkRead || this.checkedInOwnPart(type, sets) : named
     if (
       isCompany &&
       !checked &&
@@ -169,14 +170,14 @@ class Estimator {
     return total
   }
 
-  /** Whether a read of the part that sends the company names it. */
-  private namedInOwnPart(type: GraphQLObjectType, sets: readonly SelectionSetNode[]) {
+  /** Whether the part that sends the company reads its statements, which check it. */
+  private checkedInOwnPart(type: GraphQLObjectType, sets: readonly SelectionSetNode[]) {
     const definitions = type.getFields()
     for (const [node] of this.collect(type, sets, this.parts).fields.values()) {
       const definition = node && definitions[node.name.value]
       if (!node || !definition) continue
       const cost = costOfField(definition)
-      if (cost?.namesCompany && readsOf(cost, argumentsOf(definition, node, this.variables)) > 0)
+      if (cost?.isCheckRead && readsOf(cost, argumentsOf(definition, node, this.variables)) > 0)
         return true
     }
     return false

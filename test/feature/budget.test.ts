@@ -195,6 +195,33 @@ describe('the budget while the operation runs', () => {
     expect(demo.calls()).toHaveLength(12)
   })
 
+  it('answers an unknown company the same whatever the budget that admits it: the read that says it is unknown is counted', async () => {
+    const query = `{ company(country: BE, number: "0000000097") { lookalikes(first: 1) { totalCount } } }`
+    const answers = []
+    for (const limit of [1000, 2]) {
+      demo.reset()
+      const { body } = await stack.replica({ maxOperationCost: limit }).post(query)
+      // Its lookalikes refused (404), then its statements: unknown.
+      expect(demo.calls().map((c) => c.path.split('/').at(-1))).toEqual([
+        'lookalikes',
+        'financials',
+      ])
+      expect(costOf(body)).toMatchObject({ estimated: 2, upstreamCalls: 2 })
+      answers.push({ data: body.data, errors: body.errors })
+    }
+    expect(answers[1]).toEqual(answers[0])
+    expect(answers[0]?.data).toEqual({ company: null })
+    expect(answers[0]?.errors?.[0]).toMatchObject({
+      path: ['company'],
+      extensions: { code: 'NOT_FOUND' },
+    })
+    // One call short of what it may take: refused before any.
+    demo.reset()
+    const { body } = await stack.replica({ maxOperationCost: 1 }).post(query)
+    expect(body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COSTLY')
+    expect(demo.calls()).toEqual([])
+  })
+
   it('refuses the reads past the budget when a company has more shareholders than assumed', async () => {
     const held = data.widelyHeld
     const owners = data.relationshipsOf(held).parents.filter((p) => p.identifier)
@@ -202,8 +229,9 @@ describe('the budget while the operation runs', () => {
     const { body } = await fifteen.post(
       `{ company(country: ${held.country}, number: "${held.companyNumber}") { shareholders { company { number financials(first: 1) { totalCount } } } } }`,
     )
-    // Estimated with 10 shareholders: 1 + 10; run with the real ones until the budget is spent.
-    expect(costOf(body)).toEqual({ estimated: 11, limit: 15, upstreamCalls: 15, cacheHits: 0 })
+    // Estimated with 10 shareholders: 1 + 10, and the company's statements should its
+    // relationships read fail; run with the real ones until the budget is spent.
+    expect(costOf(body)).toEqual({ estimated: 12, limit: 15, upstreamCalls: 15, cacheHits: 0 })
     expect(demo.calls()).toHaveLength(15)
     const refused = (body.errors ?? []).filter((e) => e.extensions?.code === 'QUERY_TOO_COSTLY')
     expect(refused).toHaveLength(owners.length - 14)

@@ -27,8 +27,12 @@ describe('the estimate', () => {
     [`{ company(${at}) { number } }`, 1],
     [`{ company(${at}) { name place } }`, 1],
     [`{ company(${at}) { name financials { totalCount } } }`, 1],
-    [`{ company(${at}) { shareholders { name } participations { name } } }`, 1],
-    [`{ company(${at}) { lookalikes(first: 5) { nodes { name } } } }`, 6],
+    // A company asked for by number and not for its statements: when its reads fail, the read
+    // of its statements says whether it exists (one more, the most it can take).
+    [`{ company(${at}) { shareholders { name } participations { name } } }`, 2],
+    [`{ company(${at}) { lookalikes(first: 5) { nodes { name } } } }`, 7],
+    [`{ company(${at}) { financials { totalCount } lookalikes(first: 5) { totalCount } } }`, 2],
+    [`{ nodes(ids: ["a", "b"]) { ... on Company { lookalikes { totalCount } } } }`, 4],
     // A company's statements are one read, whatever pages and orders of them are asked.
     [`{ company(${at}) { financials(last: 3) { totalCount } } }`, 1],
     [
