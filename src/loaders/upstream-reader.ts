@@ -44,31 +44,12 @@ export class UpstreamReader {
     )
   }
 
-  /** The reads not answered yet. */
-  private readonly pending = new Set<Promise<unknown>>()
-
   read<P, T>(endpoint: Endpoint<P, T>, params: P): Promise<T> {
     const request = prepare(endpoint, params)
     const asked = this.reads.get(request.key)
     if (asked) return asked as Promise<T>
     const read = this.loader.load(request)
     this.reads.set(request.key, read)
-    this.pending.add(read)
-    // Its failure is reported by whoever awaits the read; here it only leaves the set.
-    read.then(
-      () => this.pending.delete(read),
-      () => this.pending.delete(read),
-    )
     return read as Promise<T>
-  }
-
-  /**
-   * Resolves once every read now in flight has settled and what was waiting on their answers
-   * has run (the next macrotask): what those answers carry is then in hand, however fast they
-   * came.
-   */
-  async settled(): Promise<void> {
-    await Promise.allSettled([...this.pending])
-    await new Promise((resolve) => setImmediate(resolve))
   }
 }

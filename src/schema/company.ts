@@ -5,6 +5,7 @@ import { badUserInput, notFound } from '../errors/graphql-errors.js'
 import type { UpstreamError } from '../upstream/errors.js'
 import type { CompanyIdentifier, CompanyKey } from '../upstream/resources/common.js'
 import { builder } from './builder.js'
+import { partOf } from './defer-part.js'
 import { startSelectedReads } from './prefetch.js'
 import { upstreamCost } from './upstream-cost.js'
 
@@ -48,21 +49,27 @@ export const CompanyType = builder.node(builder.objectRef<CompanyRef>('Company')
       nullable: true,
       description: 'Registered name, as the upstream reports it; null when it reports none.',
       extensions: upstreamCost({ isCompanyName: true }),
-      resolve: (company, _args, ctx) => identity(company, 'name', ctx),
+      resolve: (company, _args, ctx, info) => identity(company, 'name', ctx, info),
     }),
     place: t.string({
       nullable: true,
       description: 'Place (town or city) of the registered office; null when not reported.',
       extensions: upstreamCost({ isCompanyName: true }),
-      resolve: (company, _args, ctx) => identity(company, 'place', ctx),
+      resolve: (company, _args, ctx, info) => identity(company, 'place', ctx, info),
     }),
   }),
 })
 
 /** Name or place: from what led to the company if it said, else from the company directory. */
-async function identity(company: CompanyRef, field: 'name' | 'place', ctx: Context) {
+async function identity(
+  company: CompanyRef,
+  field: 'name' | 'place',
+  ctx: Context,
+  info: GraphQLResolveInfo,
+) {
   const known = company[field]
-  return known !== undefined ? known : (await ctx.loaders.companies.identify(company))[field]
+  if (known !== undefined) return known
+  return (await ctx.loaders.companies.identify(company, partOf(info)))[field]
 }
 
 /** Normalises and checks a company number given by a client; a wrong one is BAD_USER_INPUT. */
@@ -114,7 +121,7 @@ export async function existingCompany(
   const type = info.schema.getType('Company') as GraphQLObjectType
   const fieldsRead = await startSelectedReads(company, type, ctx, info, 'sent with it')
   try {
-    await ctx.loaders.companies.verify(company)
+    await ctx.loaders.companies.verify(company, partOf(info))
   } catch (error) {
     const code = (error as UpstreamError).code
     if (code === 'NOT_FOUND') {

@@ -1,5 +1,6 @@
 import type { Context } from '../context.js'
 import { badUserInput, notFound } from '../errors/graphql-errors.js'
+import type { Part } from '../loaders/company-directory.js'
 import type { CompanyIdentifier, CompanyKey } from '../upstream/resources/common.js'
 import { type CompanyContact, companyContacts } from '../upstream/resources/company-contacts.js'
 import { listContacts } from '../upstream/resources/list-contacts.js'
@@ -13,6 +14,7 @@ import {
 } from './argument-bounds.js'
 import { builder } from './builder.js'
 import { CompanyType, companyFromId } from './company.js'
+import { partOf } from './defer-part.js'
 import { ListNode } from './list.js'
 import { connectionKey, MAX_PAGE, pageOverOffsets, sliceOf } from './paging.js'
 import { readBacked } from './semantic-non-null.js'
@@ -76,20 +78,23 @@ function peopleOf(
  * A contact by the key of its ID, from its company's contacts: one read of up to 500 (more only
  * for a company with more contacts). NOT_FOUND when nobody there has that name any more.
  */
-export async function contactByKey(key: string, ctx: Context): Promise<ContactRef> {
+export async function contactByKey(key: string, ctx: Context, part: Part): Promise<ContactRef> {
   const match = CONTACT_KEY.exec(key)
   if (!match) throw badUserInput('Malformed Contact ID.', 'id')
   const [, country, number, person, role] = match as unknown as [string, ...string[]]
   const company = companyFromId(`${country}:${number}`)
   const namesakes: ContactRef[] = []
   for (let offset = 0; ; offset += MAX_PAGE) {
-    const page = await ctx.loaders.companies.read(companyContacts, {
-      company,
-      limit: MAX_PAGE,
-      offset,
-    })
+    const page = await ctx.loaders.companies.read(
+      companyContacts,
+      { company, limit: MAX_PAGE, offset },
+      part,
+    )
     for (const candidate of peopleOf(page, company, ctx).get(person ?? '') ?? []) {
-      const contact = contactOf(candidate.item, ctx.loaders.companies.remember(page.identifier))
+      const contact = contactOf(
+        candidate.item,
+        ctx.loaders.companies.remember(page.identifier, part),
+      )
       if (candidate.role === role) return contact
       namesakes.push(contact)
     }
@@ -182,6 +187,7 @@ builder.objectField(CompanyType, 'contacts', (t) =>
         company,
         { q, onlyOfficialRoles, seniorities, departments, officialRoles, ...args },
         ctx,
+        info,
       ) => {
         const filters = {
           q: q ?? undefined,
@@ -204,12 +210,11 @@ builder.objectField(CompanyType, 'contacts', (t) =>
           filters.officialRoles,
         )
         return pageOverOffsets(connection, args, async (offset, limit) => {
-          const page = await ctx.loaders.companies.read(companyContacts, {
-            company,
-            ...filters,
-            limit,
-            offset,
-          })
+          const page = await ctx.loaders.companies.read(
+            companyContacts,
+            { company, ...filters, limit, offset },
+            partOf(info),
+          )
           const { items, total } = sliceOf(page)
           return { items: items.map((item) => contactOf(item, page.identifier)), total }
         })
@@ -227,18 +232,23 @@ builder.objectField(ListNode, 'contacts', (t) =>
       description:
         'Contact persons saved in the list, each with its company. Relay paging, at most 500 per page.',
       extensions: pagedCost(),
-      resolve: (list, args, ctx) =>
-        pageOverOffsets(
+      resolve: (list, args, ctx, info) => {
+        const part = partOf(info)
+        return pageOverOffsets(
           connectionKey('listContacts', list.id),
           args,
           (offset, limit) =>
-            ctx.loaders.upstream
-              .read(listContacts, { listId: list.id, limit, offset })
+            ctx.loaders.companies
+              .naming(
+                ctx.loaders.upstream.read(listContacts, { listId: list.id, limit, offset }),
+                part,
+              )
               .then(sliceOf),
           ({ company, ...item }) => ({
-            node: contactOf(item, ctx.loaders.companies.remember(company)),
+            node: contactOf(item, ctx.loaders.companies.remember(company, part)),
           }),
-        ),
+        )
+      },
     },
     ContactConnection,
   ),

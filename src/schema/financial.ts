@@ -1,8 +1,10 @@
 import type { Context } from '../context.js'
+import type { Part } from '../loaders/company-directory.js'
 import type { CompanyKey } from '../upstream/resources/common.js'
 import { type Financial, financials, statementsFrom } from '../upstream/resources/financials.js'
 import { builder } from './builder.js'
 import { CompanyType } from './company.js'
+import { partOf } from './defer-part.js'
 import { connectionKey, pageOverOffsets, type Slice } from './paging.js'
 import { readBacked } from './semantic-non-null.js'
 import { unpagedCost } from './upstream-cost.js'
@@ -186,10 +188,18 @@ const newestFirst = (a: Financial, b: Financial) =>
  * are read whole and sorted here: one read of up to 500 (the one that names the company too),
  * then, for a company with more, the next ones until the total, each drawn from the budget.
  */
-async function statementsOf(company: CompanyKey, ctx: Context): Promise<Slice<Financial>> {
+async function statementsOf(
+  company: CompanyKey,
+  ctx: Context,
+  part: Part,
+): Promise<Slice<Financial>> {
   const items: Financial[] = []
   for (;;) {
-    const page = await ctx.loaders.companies.read(financials, statementsFrom(company, items.length))
+    const page = await ctx.loaders.companies.read(
+      financials,
+      statementsFrom(company, items.length),
+      part,
+    )
     items.push(...page.data)
     // An empty page ends them too, whatever total the upstream claims.
     if (items.length >= page.pagination.total || page.data.length === 0) {
@@ -214,14 +224,14 @@ builder.objectField(CompanyType, 'financials', (t) =>
         }),
       },
       extensions: unpagedCost({ namesCompany: true, isCheckRead: true, sharedRead: 'financials' }),
-      resolve: (company, { orderBy, ...args }, ctx) => {
+      resolve: (company, { orderBy, ...args }, ctx, info) => {
         // An explicit null is the default: the same order, so the same cursors.
         const order = orderBy ?? 'PERIOD_END_DESC'
         return pageOverOffsets(
           connectionKey('financials', company.country, company.companyNumber, order),
           args,
           async (offset, limit) => {
-            const { items, total } = await statementsOf(company, ctx)
+            const { items, total } = await statementsOf(company, ctx, partOf(info))
             const ordered = order === 'PERIOD_END_DESC' ? items : items.toReversed()
             return { items: ordered.slice(offset, offset + limit), total }
           },

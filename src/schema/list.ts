@@ -5,6 +5,7 @@ import { listCompanies } from '../upstream/resources/list-companies.js'
 import { type List, listDetails, listOverview, theList } from '../upstream/resources/lists.js'
 import { builder } from './builder.js'
 import { CompanyType } from './company.js'
+import { partOf } from './defer-part.js'
 import { connectionKey, pageOverOffsets, sliceOf } from './paging.js'
 import { startSelectedReads } from './prefetch.js'
 import { readBacked } from './semantic-non-null.js'
@@ -107,18 +108,27 @@ export const ListNode = builder.loadableNode(builder.objectRef<List>('List'), {
           }),
         },
         extensions: pagedCost({ companies: 'carried' }),
-        resolve: (list, { view, ...args }, ctx) => {
+        resolve: (list, { view, ...args }, ctx, info) => {
           // Always explicit for SMART lists: the upstream's default view is not documented.
           const smartView = list.type === 'SMART' ? (view ?? 'ALL') : undefined
+          const part = partOf(info)
           return pageOverOffsets(
             connectionKey('listCompanies', list.id, smartView),
             args,
             (offset, limit) =>
-              ctx.loaders.upstream
-                .read(listCompanies, { listId: list.id, view: smartView, limit, offset })
+              ctx.loaders.companies
+                .naming(
+                  ctx.loaders.upstream.read(listCompanies, {
+                    listId: list.id,
+                    view: smartView,
+                    limit,
+                    offset,
+                  }),
+                  part,
+                )
                 .then(sliceOf),
             (member) => ({
-              node: ctx.loaders.companies.remember(member.identifier),
+              node: ctx.loaders.companies.remember(member.identifier, part),
               matchedSince: member.matchedSince,
             }),
           )

@@ -2,6 +2,7 @@ import { badUserInput } from '../errors/graphql-errors.js'
 import { lookalikes } from '../upstream/resources/lookalikes.js'
 import { builder } from './builder.js'
 import { CompanyType } from './company.js'
+import { partOf } from './defer-part.js'
 import { connectionKey, pageOverOffsets } from './paging.js'
 import { readBacked } from './semantic-non-null.js'
 import { unpagedCost } from './upstream-cost.js'
@@ -22,7 +23,7 @@ builder.objectField(CompanyType, 'lookalikes', (t) =>
         }),
       },
       extensions: unpagedCost({ namesCompany: true, companies: 'bare' }),
-      resolve: (company, { minScore, ...args }, ctx) => {
+      resolve: (company, { minScore, ...args }, ctx, info) => {
         if (minScore != null && !(minScore >= 0 && minScore <= 1)) {
           throw badUserInput('minScore must be between 0 and 1.', 'minScore')
         }
@@ -31,7 +32,7 @@ builder.objectField(CompanyType, 'lookalikes', (t) =>
           connectionKey('lookalikes', company.country, company.companyNumber, minScore ?? 0),
           args,
           async (offset, limit) => {
-            const { data } = await ctx.loaders.companies.read(lookalikes, { company })
+            const { data } = await ctx.loaders.companies.read(lookalikes, { company }, partOf(info))
             // Best first, as promised, whatever order the upstream used.
             const ranked = data
               .filter((item) => item.score >= (minScore ?? 0))

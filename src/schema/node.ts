@@ -3,6 +3,7 @@ import type { Context } from '../context.js'
 import { builder } from './builder.js'
 import { companyFromId, existingCompany } from './company.js'
 import { contactByKey } from './contact.js'
+import { partOf } from './defer-part.js'
 import { decodeGlobalId } from './global-id.js'
 import { ListNode } from './list.js'
 import { upstreamCost } from './upstream-cost.js'
@@ -25,7 +26,7 @@ async function loadNode(globalId: string, ctx: Context, info: GraphQLResolveInfo
       ? await ListNode.getDataloader(ctx).load(id)
       : typename === 'Company'
         ? await existingCompany(companyFromId(id), ctx, info)
-        : await contactByKey(id, ctx)
+        : await contactByKey(id, ctx, partOf(info))
   return { ...node, __typename: typename }
 }
 

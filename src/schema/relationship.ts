@@ -1,7 +1,9 @@
+import type { GraphQLResolveInfo } from 'graphql'
 import type { Context } from '../context.js'
 import { type Relationship, relationships } from '../upstream/resources/relationships.js'
 import { builder } from './builder.js'
 import { type CompanyRef, CompanyType } from './company.js'
+import { partOf } from './defer-part.js'
 import { readBackedList } from './semantic-non-null.js'
 import { RELATIONSHIP_FAN_OUT, upstreamCost } from './upstream-cost.js'
 
@@ -37,10 +39,16 @@ const RelationshipType = builder.objectRef<Relationship>('Relationship').impleme
 })
 
 /** One side of a company's relationships; every related company's name is noted on arrival. */
-async function relatedParties(company: CompanyRef, side: 'parents' | 'children', ctx: Context) {
-  const { data } = await ctx.loaders.companies.read(relationships, { company })
+async function relatedParties(
+  company: CompanyRef,
+  side: 'parents' | 'children',
+  ctx: Context,
+  info: GraphQLResolveInfo,
+) {
+  const part = partOf(info)
+  const { data } = await ctx.loaders.companies.read(relationships, { company }, part)
   for (const party of [...data.parents, ...data.children]) {
-    if (party.identifier) ctx.loaders.companies.remember(party.identifier)
+    if (party.identifier) ctx.loaders.companies.remember(party.identifier, part)
   }
   return data[side]
 }
@@ -60,13 +68,13 @@ builder.objectFields(CompanyType, (t) => ({
     type: [RelationshipType],
     description: 'Companies and parties owning a share of this company (upstream: parents).',
     extensions: relationshipsCost,
-    resolve: (company, _args, ctx) => relatedParties(company, 'parents', ctx),
+    resolve: (company, _args, ctx, info) => relatedParties(company, 'parents', ctx, info),
   }),
   participations: t.field({
     ...readBackedList,
     type: [RelationshipType],
     description: 'Companies this company owns a share of (upstream: children).',
     extensions: relationshipsCost,
-    resolve: (company, _args, ctx) => relatedParties(company, 'children', ctx),
+    resolve: (company, _args, ctx, info) => relatedParties(company, 'children', ctx, info),
   }),
 }))

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { bugInReads } from '../support/bug.js'
-import { claes, companyArgs, companyId, globalId, michiels } from '../support/fixtures.js'
+import { bigList, claes, companyArgs, companyId, globalId, michiels } from '../support/fixtures.js'
 import {
   multipartParts,
   type Part,
@@ -379,6 +379,79 @@ describe('@defer: the first part waits for no deferred read', () => {
     const later = (await rest(parts)).flatMap((p) => p.incremental ?? [])
     expect(later.map(({ label, path }) => [label, path])).toEqual([['owners', []]])
     expect(later[0]?.errors).toBeUndefined()
+  })
+
+  it.each([
+    ['the upstream does not know (404)', '0000000097', undefined, null, ['other'], 'NOT_FOUND'],
+    [
+      'whose statements fail (503)',
+      michiels.companyNumber,
+      503,
+      { name: null },
+      ['other', 'name'],
+      'UPSTREAM_ERROR',
+    ],
+  ])(
+    "sends a company %s while another company's deferred read is held: its statements' failure waits for no read of a later part",
+    async (_what, number, status, other, path, code) => {
+      const statements = new RegExp(`/${number}/financials$`)
+      if (status) demo.inject({ path: statements, status })
+      const owners = demo.hold(/\/relationships$/)
+      const check = demo.hold(statements)
+      // Not awaited yet: the answer's headers come with its first part.
+      const answer = partsOf(`{ other: company(country: BE, number: "${number}") { name }
+        known: company(${companyArgs(claes)}) { ...Lookalikes
+          ... @defer(label: "owners") { shareholders { name } } } } ${lookalikes}`)
+      // The statements read fails only once the deferred read is surely in flight.
+      await demo.waitForCalls(
+        (received) =>
+          received.some((c) => c.path.endsWith('/relationships')) &&
+          received.some((c) => statements.test(c.path)),
+      )
+      check.release()
+      const parts = await answer
+      const first = (await parts.next()).value as Part
+      expect(first).toMatchObject({
+        data: { other, known: { lookalikes: { totalCount: peers } } },
+        hasNext: true,
+      })
+      expect(first.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([[path, code]])
+      owners.release()
+      const shareholders = demo.data
+        .relationshipsOf(claes)
+        .parents.map((p) => ({ name: p.name ?? null }))
+      expect((await rest(parts)).flatMap((p) => p.incremental ?? [])).toEqual([
+        { data: { shareholders }, label: 'owners', path: ['known'] },
+      ])
+    },
+  )
+
+  it("takes no name from a later part's read, however early it answered: a company whose statements fail is named by a list read of its own part only", async () => {
+    const member = demo.data.list(bigList.id)?.members[0]?.company
+    if (!member) throw new Error('no member')
+    const statements = new RegExp(`/${member.companyNumber}/financials$`)
+    demo.inject({ path: statements, status: 503 })
+    const list = `list(listId: ${bigList.id}) { companies(first: 1) { nodes { number } } }`
+    const query = (defer: string) =>
+      `{ company(${companyArgs(member)}) { name } ... ${defer} { ${list} } }`
+    // With @defer, the list read (a later part's) answers before the statements read fails.
+    const check = demo.hold(statements)
+    const answer = partsOf(query('@defer(label: "list")'))
+    await demo.waitForCalls((received) =>
+      received.some((c) => c.path.endsWith('/companies') && c.status === 200),
+    )
+    check.release()
+    const [first, ...later] = [...(await rest(await answer))]
+    expect(first).toMatchObject({ data: { company: { name: null } }, hasNext: true })
+    expect(first?.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+      [['company', 'name'], 'UPSTREAM_ERROR'],
+    ])
+    expect(later.flatMap((p) => p.incremental ?? []).map((i) => i.label)).toEqual(['list'])
+    // In one payload, the list read is the company's own part's: it names the company.
+    demo.reset()
+    demo.inject({ path: statements, status: 503 })
+    const whole = (await stack.post(query(''))).body
+    expect(whole.data?.company).toEqual({ name: member.name })
   })
 
   it.each([
