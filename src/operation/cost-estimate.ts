@@ -50,11 +50,7 @@ export function estimateOperation(
   if (!root) return { calls: 0, objects: 0 }
   const inParts = new DeferSplit(schema.getDirective('defer') ?? undefined, document, variables)
   const estimate = (split: DeferSplit) =>
-    new Estimator(schema, variables, split, inParts).costOf(
-      root,
-      [operation.selectionSet],
-      'carried',
-    )
+    new Estimator(schema, variables, split).costOf(root, [operation.selectionSet], 'carried')
   const estimated = estimate(inParts)
   if (!inParts.hasDeferredParts) return estimated
   // A deferred part holds again what another part selects too, but the operation reads each
@@ -73,8 +69,6 @@ class Estimator {
     private readonly variables: Record<string, unknown>,
     /** How the selections are counted: in the parts @defer sends, or as one payload. */
     private readonly defer: DeferSplit,
-    /** The parts @defer sends: what a company's own part reads decides its check. */
-    private readonly parts: DeferSplit,
   ) {}
 
   /** Cost of selections on a type; an abstract type costs what its most costly member does. */
@@ -111,7 +105,6 @@ class Estimator {
     const definitions = type.getFields()
     const sharedReads = new Set<string>()
     const total: Estimate = { calls: 0, objects: 0 }
-    let named = false
     let asksName = false
     let checkRead = false
     for (const merged of fields.values()) {
@@ -122,7 +115,6 @@ class Estimator {
       const cost = costOfField(definition)
       const args = cost ? argumentsOf(definition, node, this.variables) : {}
       let reads = readsOf(cost, args)
-      if (cost?.namesCompany && reads > 0) named = true
       if (cost?.isCheckRead && reads > 0) checkRead = true
       if (cost?.sharedRead !== undefined && reads > 0) {
         if (sharedReads.has(cost.sharedRead)) reads = 0
@@ -152,35 +144,19 @@ class Estimator {
       total.calls += cost.calls
       total.objects += cost.objects
     }
-    // A company nothing names costs one read: for its name, or to learn that it exists at all.
-    // One that must be checked is checked by the read of its statements (src/loaders/
-    // company-directory.ts: other reads refused say nothing of it), made by its own part, or
-    // else made when its other reads fail, or by its part's own check: one read more, which
-    // costs nothing more when another part makes the same read.
+    // A company that must be checked, or named when nothing carried its name, may cost the read
+    // of its statements (src/loaders/company-directory.ts): its other reads name it when they
+    // answer, but one refused (404, 401, 403) says nothing of it, and then its statements decide.
+    // Counted unless its statements are read anyway, in any part: that same read.
     const isCompany = Object.values(definitions).some((f) => costOfField(f)?.isCompanyName)
-    const checked =
-      knowledge === 'unverified' ? checkRead || this.checkedInOwnPart(type, sets) : named
     if (
       isCompany &&
-      !checked &&
+      !checkRead &&
       (knowledge === 'unverified' || (knowledge === 'bare' && asksName))
     ) {
       total.calls += 1
     }
     return total
-  }
-
-  /** Whether the part that sends the company reads its statements, which check it. */
-  private checkedInOwnPart(type: GraphQLObjectType, sets: readonly SelectionSetNode[]) {
-    const definitions = type.getFields()
-    for (const [node] of this.collect(type, sets, this.parts).fields.values()) {
-      const definition = node && definitions[node.name.value]
-      if (!node || !definition) continue
-      const cost = costOfField(definition)
-      if (cost?.isCheckRead && readsOf(cost, argumentsOf(definition, node, this.variables)) > 0)
-        return true
-    }
-    return false
   }
 
   /**

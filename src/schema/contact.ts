@@ -175,7 +175,7 @@ builder.objectField(CompanyType, 'contacts', (t) =>
         }),
       },
       extensions: {
-        ...pagedCost({ namesCompany: true }),
+        ...pagedCost(),
         ...argumentBounds({
           q: searchText,
           seniorities: codeList,

@@ -223,7 +223,7 @@ builder.objectField(CompanyType, 'financials', (t) =>
           description: 'PERIOD_END_DESC (newest first, the default) or PERIOD_END_ASC.',
         }),
       },
-      extensions: unpagedCost({ namesCompany: true, isCheckRead: true, sharedRead: 'financials' }),
+      extensions: unpagedCost({ isCheckRead: true, sharedRead: 'financials' }),
       resolve: (company, { orderBy, ...args }, ctx, info) => {
         // An explicit null is the default: the same order, so the same cursors.
         const order = orderBy ?? 'PERIOD_END_DESC'

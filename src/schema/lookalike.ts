@@ -22,7 +22,7 @@ builder.objectField(CompanyType, 'lookalikes', (t) =>
             'Only companies at least this similar: a fraction between 0 and 1 (0.8 = 80 %).',
         }),
       },
-      extensions: unpagedCost({ namesCompany: true, companies: 'bare' }),
+      extensions: unpagedCost({ companies: 'bare' }),
       resolve: (company, { minScore, ...args }, ctx, info) => {
         if (minScore != null && !(minScore >= 0 && minScore <= 1)) {
           throw badUserInput('minScore must be between 0 and 1.', 'minScore')

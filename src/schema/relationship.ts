@@ -57,7 +57,6 @@ async function relatedParties(
 const relationshipsCost = upstreamCost({
   reads: 1,
   sharedRead: 'relationships',
-  namesCompany: true,
   fanOut: () => RELATIONSHIP_FAN_OUT,
   companies: 'carried',
 })

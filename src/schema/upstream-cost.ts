@@ -25,10 +25,8 @@ export interface UpstreamCost {
   sharedRead?: string
   /** How many times the selection below the field runs: the page size, the number of IDs. */
   fanOut?: (args: Args) => number
-  /** The field's read names the company it is asked on, so its name costs nothing more. */
-  namesCompany?: boolean
-  /** Its read is the one that checks a company asked for by number when nothing its part sends
-   *  reads (src/loaders/company-directory.ts): asked for in a later part, it is that same read. */
+  /** Its read is the one that checks a company and names it when nothing else does (its
+   *  statements, src/loaders/company-directory.ts): asked for in any part, it is that same read. */
   isCheckRead?: boolean
   /** The company's own name or place: a read when nothing else names the company. */
   isCompanyName?: boolean

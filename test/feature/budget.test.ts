@@ -7,7 +7,7 @@ import { RELATIONSHIP_FAN_OUT } from '../../src/schema/upstream-cost.js'
 import { graphql } from '../gql/index.js'
 import { bigList, claes, companyArgs, companyId, globalId } from '../support/fixtures.js'
 import { serve } from '../support/serve.js'
-import { costOf, demoToken, startStack } from '../support/stack.js'
+import { type Client, costOf, demoToken, startStack } from '../support/stack.js'
 
 /**
  * The upstream budget (MAX_OPERATION_COST): estimated before execution from the costs the
@@ -220,6 +220,33 @@ describe('the budget while the operation runs', () => {
     const { body } = await stack.replica({ maxOperationCost: 1 }).post(query)
     expect(body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COSTLY')
     expect(demo.calls()).toEqual([])
+  })
+
+  it("answers a lookalike's name the same whatever the budget that admits it, when its own lookalikes read is refused (404): the read of its statements that names it then is counted", async () => {
+    const query = `{ company(${at}) { lookalikes(first: 2) { nodes { name lookalikes(first: 1) { totalCount } } } } }`
+    const others = new RegExp(`^(?!.*/${full.companyNumber}/).*/lookalikes$`)
+    const ask = async (client: Client) => {
+      demo.reset()
+      demo.inject({ path: others, status: 404 })
+      const { body } = await client.post(query)
+      // Its lookalikes, each lookalike's (refused), then each lookalike's statements.
+      expect(demo.calls()).toHaveLength(5)
+      expect(costOf(body).upstreamCalls).toBeLessThanOrEqual(costOf(body).estimated)
+      return body
+    }
+    const shown = ({ data, errors }: Awaited<ReturnType<typeof ask>>) => ({
+      data,
+      errors: errors?.map((e) => [e.path, e.extensions?.code]),
+    })
+    const roomy = await ask(stack)
+    const tight = await ask(stack.replica({ maxOperationCost: costOf(roomy).estimated }))
+    expect(shown(tight)).toEqual(shown(roomy))
+    // Best first: the demo lists them so. Each named; its own lookalikes null with NOT_FOUND.
+    const nodes = demo.data
+      .lookalikesOf(full)
+      .slice(0, 2)
+      .map((l) => ({ name: l.company.name, lookalikes: null }))
+    expect(roomy.data).toEqual({ company: { lookalikes: { nodes } } })
   })
 
   it('refuses the reads past the budget when a company has more shareholders than assumed', async () => {

@@ -31,6 +31,12 @@ describe('the estimate', () => {
     // of its statements says whether it exists (one more, the most it can take).
     [`{ company(${at}) { shareholders { name } participations { name } } }`, 2],
     [`{ company(${at}) { lookalikes(first: 5) { nodes { name } } } }`, 7],
+    // A lookalike's own reads refused, its statements name it: one more each.
+    [
+      `{ company(${at}) { lookalikes(first: 5) { nodes { name lookalikes { totalCount } } } } }`,
+      12,
+    ],
+    [`{ company(${at}) { lookalikes(first: 5) { nodes { name financials { totalCount } } } } }`, 7],
     [`{ company(${at}) { financials { totalCount } lookalikes(first: 5) { totalCount } } }`, 2],
     [`{ nodes(ids: ["a", "b"]) { ... on Company { lookalikes { totalCount } } } }`, 4],
     // A company's statements are one read, whatever pages and orders of them are asked.
