@@ -1,4 +1,4 @@
-import { REDIS_COMMAND_TIMEOUT_MS, type RedisLink } from './cache/redis.js'
+import { REDIS_COMMAND_TIMEOUT_MS, REDIS_NOW_LUA, type RedisLink } from './cache/redis.js'
 import { READS_CHANNEL } from './cache/shared-reads.js'
 import { TURN_LUA, type UpstreamRateLimiter } from './rate-limit.js'
 
@@ -42,7 +42,7 @@ export type Answer =
 // the channel ('' for no announcement), this process's instance id, then 4 per request: flags (1: look up and lock, 2:
 // take a turn), lock value, its ms, longest wait (ms). Returns per request {0}: go, {1, entry}:
 // hit, {2, lock}: held, {3, ms}: later, {4, ms}: too late.
-const BEGIN_SCRIPT = `
+const BEGIN_SCRIPT = `${REDIS_NOW_LUA}
 local vals, dirty = {}, {}
 local function get(k) return vals[k] end
 local function put(k, v, ms) vals[k] = v; dirty[k] = ms end
@@ -72,10 +72,7 @@ for i = 1, n do
     answer = {string.byte(vals[key], 1) == 0 and 2 or 1, vals[key]}
   end
   if not answer and flags >= 2 then
-    if not now then
-      local time = redis.call('TIME')
-      now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
-    end
+    now = now or redis_now()
     local ms = refused[KEYS[4 * i - 1]]
     local code = ms and ((ms > maxWait) and 2 or 1) or nil
     if not code then
@@ -151,7 +148,7 @@ export class Begins {
   /** A lone lookup and lock: one SET … NX GET. */
   private async one(begin: Begin): Promise<Answer[]> {
     const { readKey = '' } = begin
-    const [value, ms] = lockOf(begin)
+    const [value, ms] = lockTaken(begin)
     const stored = (await this.redis.client.call('SET', readKey, value, 'NX', 'GET', 'PX', ms)) as
       | string
       | null
@@ -166,7 +163,7 @@ export class Begins {
       const rate = turn && this.limiter ? this.limiter.keys(turn.tokenKey, turn.callerKey) : []
       const entry = readKey ?? rate[0] ?? ''
       keys.push(entry, rate[0] ?? entry, rate[1] ?? entry, rate[2] ?? entry)
-      args.push((readKey ? 1 : 0) + (turn ? 2 : 0), ...lockOf(begin), turn?.maxWaitMs ?? 0)
+      args.push((readKey ? 1 : 0) + (turn ? 2 : 0), ...lockTaken(begin), turn?.maxWaitMs ?? 0)
     }
     const spacing = this.limiter?.spacing ?? [0, 0, 0, 0]
     const command = this.redis.client as unknown as BeginCommand
@@ -190,7 +187,7 @@ export class Begins {
  * knows how long to wait at most. It starts when Redis takes it, the read's time once the answer
  * is back: the longest that takes is added, so that a read never outlives its lock.
  */
-function lockOf({ lock = '', lockMs = 0 }: Begin): [string, number] {
+function lockTaken({ lock = '', lockMs = 0 }: Begin): [string, number] {
   const ms = Math.ceil(lockMs) + REDIS_COMMAND_TIMEOUT_MS
   return [`${lock} ${Date.now() + ms} ${ms}`, ms]
 }

@@ -1,3 +1,5 @@
+import { REDIS_NOW_LUA } from './cache/redis.js'
+
 /**
  * What circuits (src/upstream/circuit.ts) keep and run in Redis to share themselves between
  * replicas: the keys, the channel, and the scripts that count a failure (opening the circuit when
@@ -18,7 +20,7 @@ export const COUNT_WINDOW_MS = 60_000
 // KEYS: the circuit's count, OPEN_KEY, its probe's claim. ARGV: failures that open it,
 // COUNT_WINDOW_MS, open ms, CHANNEL, the circuit's key, the probe's id ('' for none: a probe
 // whose claim is the current one opens it whatever the count). Returns the count and 1 if opened.
-export const FAILED_SCRIPT = `
+export const FAILED_SCRIPT = `${REDIS_NOW_LUA}
 local probe = ARGV[6] ~= '' and redis.call('GET', KEYS[3]) == ARGV[6]
 local n = redis.call('INCR', KEYS[1])
 if n < tonumber(ARGV[1]) and not probe then
@@ -26,8 +28,7 @@ if n < tonumber(ARGV[1]) and not probe then
   redis.call('PUBLISH', ARGV[4], cjson.encode({key = ARGV[5], failures = n}))
   return {n, 0}
 end
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local now = redis_now()
 redis.call('DEL', KEYS[1], KEYS[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[3]))
 redis.call('ZADD', KEYS[2], now, ARGV[5])
@@ -43,9 +44,8 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 
 // KEYS: OPEN_KEY. ARGV: open ms. Returns the circuits opened less than that long ago, each
 // followed by how long ago (ms): durations, not instants, cross to the replica's clock.
-export const OPEN_SCRIPT = `
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+export const OPEN_SCRIPT = `${REDIS_NOW_LUA}
+local now = redis_now()
 local open = redis.call('ZRANGEBYSCORE', KEYS[1], now - tonumber(ARGV[1]), '+inf', 'WITHSCORES')
 for i = 2, #open, 2 do open[i] = tostring(now - tonumber(open[i])) end
 return open

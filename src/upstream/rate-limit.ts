@@ -1,4 +1,4 @@
-import type { RedisLink } from './cache/redis.js'
+import { REDIS_NOW_LUA, type RedisLink } from './cache/redis.js'
 
 /**
  * UPSTREAM_RATE_LIMIT per upstream token, CALLER_RATE_LIMIT per caller, and the upstream's own
@@ -105,9 +105,8 @@ const PAUSED_KEY = 'gw:rate:paused'
 
 // KEYS[1]: PAUSED_KEY, KEYS[2]: the token's TAT ('' without a rate). ARGV: the token key, ms
 // from now during which nothing is sent, τ, the channel, the message.
-const PAUSE_SCRIPT = `
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+const PAUSE_SCRIPT = `${REDIS_NOW_LUA}
+local now = redis_now()
 local ms = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 redis.call('ZADD', KEYS[1], 'GT', now + ms, ARGV[1])
@@ -123,9 +122,8 @@ return 1
 `
 
 // KEYS[1]: PAUSED_KEY. Returns each token still paused, followed by the ms left.
-const PAUSED_SCRIPT = `
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+const PAUSED_SCRIPT = `${REDIS_NOW_LUA}
+local now = redis_now()
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 local paused = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
 for i = 2, #paused, 2 do paused[i] = tostring(math.ceil(tonumber(paused[i]) - now)) end

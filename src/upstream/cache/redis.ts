@@ -14,6 +14,14 @@ import type { Logger } from 'pino'
 
 /** The longest a request may wait for Redis (contract: at most 250 ms). */
 export const REDIS_COMMAND_TIMEOUT_MS = 200
+/** Lua: `redis_now()`, Redis's own clock in ms, which every replica's scripts agree on. */
+export const REDIS_NOW_LUA = `
+local function redis_now()
+  local time = redis.call('TIME')
+  return tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+end
+`
+
 /** How long Redis is left alone once the breaker opens. */
 const BREAK_MS = 5000
 /** Failed commands in a row (no success between them) that open the breaker. */
