@@ -13,6 +13,9 @@ export interface DelayProxy {
   url: string
   /** Exchanges made so far, per connection in the order they were opened. */
   exchanges(): number[]
+  /** Resolves once no exchange is under way on any connection (every request answered, nothing
+   *  held): a count started then begins with the next request. */
+  idle(): Promise<void>
   close(): Promise<void>
 }
 
@@ -24,6 +27,9 @@ export function mostExchanges(before: number[], after: number[]): number {
 export async function startDelayProxy(targetPort: number, delayMs: number): Promise<DelayProxy> {
   const exchanges: number[] = []
   const sockets = new Set<Socket>()
+  /** Per connection, whether it waits for the server (sent since it last heard from it). */
+  const waiting: boolean[] = []
+  let held = 0
   const server = createServer((client) => {
     const target = tcpConnect(targetPort, '127.0.0.1')
     sockets.add(client).add(target)
@@ -34,8 +40,11 @@ export async function startDelayProxy(targetPort: number, delayMs: number): Prom
         if (side === 'client' && lastHeard === 'server')
           exchanges[connection] = (exchanges[connection] ?? 0) + 1
         lastHeard = side
+        waiting[connection] = side === 'client'
+        held++
         // Chunks keep their order: each is held the same time from when it arrived.
         setTimeout(() => {
+          held--
           if (!to.destroyed) to.write(chunk)
         }, delayMs)
       })
@@ -52,6 +61,9 @@ export async function startDelayProxy(targetPort: number, delayMs: number): Prom
   return {
     url: `redis://127.0.0.1:${port}`,
     exchanges: () => [...exchanges],
+    idle: async () => {
+      while (held > 0 || waiting.some(Boolean)) await new Promise((r) => setTimeout(r, delayMs))
+    },
     close: async () => {
       for (const socket of sockets) socket.destroy()
       server.close()
