@@ -1,8 +1,9 @@
 import { setMaxListeners } from 'node:events'
 import type { IncomingMessage } from 'node:http'
+import type { FieldNode } from 'graphql'
 import type { YogaInitialContext } from 'graphql-yoga'
 import { keyedHash } from './domain/keyed-hash.js'
-import { createLoaders, type Loaders } from './loaders/index.js'
+import { Loaders } from './loaders/index.js'
 import { type KnownListTypes, ListTypes } from './loaders/list-types.js'
 import { requestIdOf } from './observability/request-id.js'
 import { operationTraceOf } from './operation/use-operation-tracing.js'
@@ -27,10 +28,20 @@ export interface Operation extends ReadScope {
   end(): void
 }
 
+/** What admission worked out of the operation before it ran (src/operation/analysis.ts). */
+export interface OperationPlan {
+  /** Field nodes the first payload holds; the others are sent in a @defer'red part. */
+  firstPart: ReadonlySet<FieldNode>
+  /** Field nodes at or below which an upstream read is made. */
+  reading: ReadonlySet<FieldNode>
+}
+
 /** What every resolver gets: this operation's loaders, budget and keyed hash. */
 export interface Context {
   loaders: Loaders
   operation: Operation
+  /** Set by admission (src/operation/use-admission.ts) before execution. */
+  plan?: OperationPlan
   /** Keyed hash with GATEWAY_SECRET, for IDs that must not reveal what they stand for. */
   keyedHash(parts: readonly string[], length?: number): string
   /** List types learned from earlier reads with the same upstream token. */
@@ -133,7 +144,7 @@ export function contextFactory(
     }
     return {
       operation,
-      loaders: createLoaders(client, operation),
+      loaders: new Loaders(client, operation),
       keyedHash: hash,
       listTypes: listTypes.of(client.tokenScope(operation.caller)),
     }

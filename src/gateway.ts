@@ -15,7 +15,6 @@ import { useAcceptCheck } from './http/use-accept-check.js'
 import { useBodyLimit } from './http/use-body-limit.js'
 import { callers } from './http/use-caller-identity.js'
 import { useCrossOriginCheck } from './http/use-cross-origin-check.js'
-import { useIncrementalAccept } from './http/use-incremental-accept.js'
 import { useKnownPaths } from './http/use-known-paths.js'
 import { useMetricsEndpoint } from './http/use-metrics-endpoint.js'
 import { usePersistedDocuments } from './http/use-persisted-documents.js'
@@ -26,11 +25,10 @@ import type { Logger } from './observability/logger.js'
 import { GatewayMetrics } from './observability/metrics.js'
 import { propagateOnly, type Telemetry } from './observability/tracing-sdk.js'
 import { operationShapeLimits } from './operation/shape-limits.js'
-import { useArgumentChecks } from './operation/use-argument-checks.js'
+import { useAdmission } from './operation/use-admission.js'
 import { useExecutionCancellation } from './operation/use-execution-cancellation.js'
 import { useIncrementalErrorMasking } from './operation/use-incremental-error-masking.js'
 import { useIncrementalErrorsOnce } from './operation/use-incremental-errors-once.js'
-import { useOperationBudget } from './operation/use-operation-budget.js'
 import { useOperationLog } from './operation/use-operation-log.js'
 import { useOperationTracing } from './operation/use-operation-tracing.js'
 import { useValidationRetryable } from './operation/use-validation-retryable.js'
@@ -112,13 +110,11 @@ export function createGateway(
       ...usePersistedDocuments(config),
       ...operationShapeLimits(config),
       useValidationRetryable(),
-      useOperationBudget(config),
-      // After the budget (which coerces the variables first and ends a refused operation).
-      useArgumentChecks(),
+      // Variables, arguments, Accept for parts and the cost: refused before anything runs.
+      useAdmission(config),
       // A client that goes away stops the execution of its operation, not only its reads.
       useExecutionCancellation(),
       // @defer and @stream over multipart/mixed and text/event-stream.
-      useIncrementalAccept(),
       useDeferStream(),
       useIncrementalErrorMasking((error) => maskError(error, UNEXPECTED_ERROR, !config.production)),
       useIncrementalErrorsOnce(),

@@ -1,8 +1,6 @@
 import { type Plugin, shouldRenderGraphiQL } from 'graphql-yoga'
 import { errorResponse } from '../errors/error-response.js'
-
-/** Media types yoga can answer an operation in part by part (@defer, @stream). */
-export const INCREMENTAL_MEDIA_TYPES = ['multipart/mixed', 'text/event-stream']
+import { INCREMENTAL_MEDIA_TYPES } from '../operation/use-admission.js'
 
 /**
  * Media types yoga can answer a GraphQL request in (its result processors), in the order a
@@ -55,7 +53,7 @@ function rangesOf(accept: string | null): Range[] {
  * that names it (RFC 9110 §12.5.1: `application/*, application/json;q=0` refuses JSON), the lowest
  * of equally specific ones; weight 0 means "not acceptable".
  */
-export function acceptedTypes(accept: string | null): string[] {
+function acceptedTypes(accept: string | null): string[] {
   const ranges = rangesOf(accept)
   const accepted: { type: string; q: number; at: number }[] = []
   for (const served of SERVED_MEDIA_TYPES) {

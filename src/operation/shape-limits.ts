@@ -44,7 +44,13 @@ export function operationShapeLimits(limits: { maxDepth: number; maxAliases: num
       },
     },
     maxTokensPlugin({ n: MAX_TOKENS }),
-    maxDepthPlugin({ n: limits.maxDepth, flattenFragments: true, ...reportAsValidationError }),
+    // Introspection counts like any other selection (armor leaves it out by default).
+    maxDepthPlugin({
+      n: limits.maxDepth,
+      flattenFragments: true,
+      ignoreIntrospection: false,
+      ...reportAsValidationError,
+    }),
     maxAliasesPlugin({ n: limits.maxAliases, allowList: [], ...reportAsValidationError }),
     maxDirectivesPlugin({ n: MAX_DIRECTIVES, ...reportAsValidationError }),
   ]

@@ -1,5 +1,4 @@
 import SchemaBuilder from '@pothos/core'
-import DataloaderPlugin from '@pothos/plugin-dataloader'
 import DirectivesPlugin from '@pothos/plugin-directives'
 import RelayPlugin from '@pothos/plugin-relay'
 import type { Context } from '../context.js'
@@ -26,7 +25,7 @@ export const builder = new SchemaBuilder<{
   }
 }>({
   defaultFieldNullability: false,
-  plugins: [DirectivesPlugin, RelayPlugin, DataloaderPlugin],
+  plugins: [DirectivesPlugin, RelayPlugin],
   // The shape @graphql-tools/utils reads, so printSchemaWithDirectives prints each use once.
   directives: { useGraphQLToolsUnorderedDirectives: true },
   relay: {

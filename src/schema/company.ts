@@ -4,14 +4,16 @@ import { COUNTRIES, normaliseCompanyNumber } from '../domain/company-number.js'
 import { badUserInput, notFound } from '../errors/graphql-errors.js'
 import type { UpstreamError } from '../upstream/errors.js'
 import type { CompanyIdentifier, CompanyKey } from '../upstream/resources/common.js'
+import { financials, statementsFrom } from '../upstream/resources/financials.js'
+import { type ArgumentCheck, argumentChecks } from './argument-checks.js'
 import { builder } from './builder.js'
-import { partOf } from './defer-part.js'
-import { startSelectedReads } from './prefetch.js'
-import { upstreamCost } from './upstream-cost.js'
+import { startReadsBelow } from './prefetch.js'
+import { read } from './reads.js'
+import { STATEMENTS, upstreamCost } from './upstream-cost.js'
 
 /**
- * A company, known at least by country and number. Name and place come along when the response
- * that led here carried them; otherwise they are looked up (see CompanyDirectory).
+ * A company, known at least by country and number. Name and place come along when the read that
+ * led here carried them; otherwise they come from the company's own statements read.
  */
 export type CompanyRef = CompanyKey & Partial<Pick<CompanyIdentifier, 'name' | 'place'>>
 
@@ -48,40 +50,56 @@ export const CompanyType = builder.node(builder.objectRef<CompanyRef>('Company')
     name: t.string({
       nullable: true,
       description: 'Registered name, as the upstream reports it; null when it reports none.',
-      extensions: upstreamCost({ isCompanyName: true }),
+      extensions: upstreamCost({ reads: 1, unlessCarried: true, sharedRead: STATEMENTS }),
       resolve: (company, _args, ctx, info) => identity(company, 'name', ctx, info),
     }),
     place: t.string({
       nullable: true,
       description: 'Place (town or city) of the registered office; null when not reported.',
-      extensions: upstreamCost({ isCompanyName: true }),
+      extensions: upstreamCost({ reads: 1, unlessCarried: true, sharedRead: STATEMENTS }),
       resolve: (company, _args, ctx, info) => identity(company, 'place', ctx, info),
     }),
   }),
 })
 
-/** Name or place: from what led to the company if it said, else from the company directory. */
+/**
+ * A company's first statements read (up to 500, the one its financials start with): it names the
+ * company when nothing that led here did, and tells whether the upstream knows it.
+ */
+export function statementsRead(company: CompanyKey, ctx: Context, info: GraphQLResolveInfo) {
+  return read(ctx, info, financials, statementsFrom(company))
+}
+
+/**
+ * Name or place, from one source: what led to the company when that read carried it (a list's
+ * member, a relationship, a list contact's company), otherwise its own statements read. Never
+ * from another branch's read, so the answer does not depend on which read landed first.
+ */
 async function identity(
   company: CompanyRef,
   field: 'name' | 'place',
   ctx: Context,
   info: GraphQLResolveInfo,
 ) {
-  const known = company[field]
-  if (known !== undefined) return known
-  return (await ctx.loaders.companies.identify(company, partOf(info)))[field]
+  const carried = company[field]
+  if (carried !== undefined) return carried
+  return (await statementsRead(company, ctx, info)).identifier[field]
 }
 
-/** Normalises and checks a company number given by a client; a wrong one is BAD_USER_INPUT. */
-export function companyFromInput(
-  country: CompanyKey['country'],
-  number: string,
-  argument = 'number',
-): CompanyKey {
+/** Normalises a company number given by a client (checked before the operation ran). */
+export function companyFromInput(country: CompanyKey['country'], number: string): CompanyKey {
   const check = normaliseCompanyNumber(country, number)
   if (!check.ok)
-    throw badUserInput(`Invalid company number "${number}": ${check.reason}.`, argument)
+    throw badUserInput(`Invalid company number "${number}": ${check.reason}.`, 'number')
   return { country, companyNumber: check.number }
+}
+
+/** company(country:, number:) refuses a number of the wrong shape or checksum. */
+const companyNumberCheck: ArgumentCheck = ({ country, number }) => {
+  const check = normaliseCompanyNumber(country as CompanyKey['country'], number as string)
+  return check.ok
+    ? undefined
+    : { argument: 'number', message: `Invalid company number "${number}": ${check.reason}.` }
 }
 
 /**
@@ -90,51 +108,42 @@ export function companyFromInput(
  */
 export function companyFromId(key: string): CompanyKey {
   const [country, number, ...rest] = key.split(':')
-  if (
-    !COUNTRIES.includes(country as CompanyKey['country']) ||
-    number === undefined ||
-    rest.length
-  ) {
-    throw badUserInput('Malformed Company ID.', 'id')
-  }
-  const company = companyFromInput(country as CompanyKey['country'], number, 'id')
-  if (company.companyNumber !== number) throw badUserInput('Malformed Company ID.', 'id')
-  return company
+  const check =
+    COUNTRIES.includes(country as CompanyKey['country']) && number !== undefined && !rest.length
+      ? normaliseCompanyNumber(country as CompanyKey['country'], number)
+      : undefined
+  if (!check?.ok || check.number !== number) throw badUserInput('Malformed Company ID.', 'id')
+  return { country: country as CompanyKey['country'], companyNumber: number }
 }
 
 /**
- * A company asked for by number (company(), node()). The reads of the fields sent with it start
- * first, so that one of them is the check: no extra upstream call and no extra round trip. Its
- * deferred fields' reads are not waited for: its part must not wait for a later one (one small
- * read checks it when its own part reads nothing). The company is null when no read of it succeeds
- * and the read of its statements says the upstream does not know it (NOT_FOUND) or refuses the
- * caller (UNAUTHENTICATED, FORBIDDEN): another resource refused says nothing of it. When the
- * check failed for a reason that says nothing of the company (5xx, timeout, 429, a bad body), it
- * is returned with what the caller gave, each field that reads null with its own error, in its
- * own part; with no such field to carry the error, it is null with it.
+ * A company asked for by number (company(), node(), nodes()): null exactly when its statements
+ * read answers 404 (NOT_FOUND), 401 or 403. Its selected fields' reads, in every @defer part,
+ * start together with that read rather than after it; if the company turns out unknown their
+ * answers are dropped. Any other failure of the read returns the company with what the caller
+ * gave, and each field that needed the read is null with its error.
  */
-export async function existingCompany(
+export async function companyByNumber(
   company: CompanyKey,
   ctx: Context,
   info: GraphQLResolveInfo,
 ): Promise<CompanyRef> {
-  const type = info.schema.getType('Company') as GraphQLObjectType
-  const fieldsRead = await startSelectedReads(company, type, ctx, info, 'sent with it')
+  const statements = statementsRead(company, ctx, info)
+  startReadsBelow(
+    company,
+    info.schema.getType('Company') as GraphQLObjectType,
+    ctx,
+    info,
+    statements,
+  )
   try {
-    await ctx.loaders.companies.verify(company, partOf(info))
+    await statements
   } catch (error) {
-    const code = (error as UpstreamError).code
+    const { code } = error as UpstreamError
     if (code === 'NOT_FOUND') {
       throw notFound(`The upstream knows no company ${company.country} ${company.companyNumber}.`)
     }
     if (code === 'UNAUTHENTICATED' || code === 'FORBIDDEN') throw error
-    // Deferred fields report their own reads' failures, in their parts: the reads they would
-    // start once the company resolves start now, to tell whether there is any.
-    if (
-      fieldsRead === 0 &&
-      (await startSelectedReads(company, type, ctx, info, 'every part')) === 0
-    )
-      throw error
   }
   return company
 }
@@ -147,8 +156,8 @@ builder.queryField('company', (t) =>
       'One company by country and company number. The number is normalised (spaces, dots and a ' +
       'country prefix such as "BE" are stripped) and checked before any upstream call: a wrong ' +
       'shape or checksum is BAD_USER_INPUT. A company the upstream does not know is null with ' +
-      'NOT_FOUND, found out by the reads its fields need anyway (and one read of its statements ' +
-      'when they need none or none of them succeeds).',
+      'NOT_FOUND, found out by its statements read (the one its name and financials take), made ' +
+      'together with the reads of its other fields.',
     args: {
       country: t.arg({
         type: CountryEnum,
@@ -161,8 +170,11 @@ builder.queryField('company', (t) =>
           'Company number, e.g. "0922.178.703" or "BE0922178703" (BE), "28292991" (NL), "566 925 608" (FR).',
       }),
     },
-    extensions: upstreamCost({ companies: 'unverified' }),
+    extensions: {
+      ...upstreamCost({ brings: 'unverified' }),
+      ...argumentChecks(companyNumberCheck),
+    },
     resolve: (_root, { country, number }, ctx, info) =>
-      existingCompany(companyFromInput(country, number), ctx, info),
+      companyByNumber(companyFromInput(country, number), ctx, info),
   }),
 )

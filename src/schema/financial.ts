@@ -1,13 +1,13 @@
+import type { GraphQLResolveInfo } from 'graphql'
 import type { Context } from '../context.js'
-import type { Part } from '../loaders/company-directory.js'
 import type { CompanyKey } from '../upstream/resources/common.js'
-import { type Financial, financials, statementsFrom } from '../upstream/resources/financials.js'
+import { type Financial, financials } from '../upstream/resources/financials.js'
 import { builder } from './builder.js'
 import { CompanyType } from './company.js'
-import { partOf } from './defer-part.js'
-import { connectionKey, pageOverOffsets, type Slice } from './paging.js'
+import { connectionKey, pageOverOffsets } from './paging.js'
+import { readWhole } from './reads.js'
 import { readBacked } from './semantic-non-null.js'
-import { unpagedCost } from './upstream-cost.js'
+import { STATEMENTS, wholeCost } from './upstream-cost.js'
 
 /**
  * Financial statements. Amounts are in the upstream's reporting currency and unit, which the
@@ -183,29 +183,21 @@ const newestFirst = (a: Financial, b: Financial) =>
   byDate(b.startDate, a.startDate) ||
   byDate(b.dateReceived, a.dateReceived)
 
+/** Each answer's statements newest first, sorted once. */
+const sorted = new WeakMap<object, Financial[]>()
+
 /**
- * Every statement of a company, newest period first. The upstream documents no order, so they
- * are read whole and sorted here: one read of up to 500 (the one that names the company too),
- * then, for a company with more, the next ones until the total, each drawn from the budget.
+ * Every statement of a company, newest period first. The upstream documents no order, so they are
+ * read whole (the first read is the one that names the company too) and sorted here.
  */
-async function statementsOf(
-  company: CompanyKey,
-  ctx: Context,
-  part: Part,
-): Promise<Slice<Financial>> {
-  const items: Financial[] = []
-  for (;;) {
-    const page = await ctx.loaders.companies.read(
-      financials,
-      statementsFrom(company, items.length),
-      part,
-    )
-    items.push(...page.data)
-    // An empty page ends them too, whatever total the upstream claims.
-    if (items.length >= page.pagination.total || page.data.length === 0) {
-      return { items: items.sort(newestFirst), total: page.pagination.total }
-    }
+async function statementsOf(company: CompanyKey, ctx: Context, info: GraphQLResolveInfo) {
+  const { items } = await readWhole(ctx, info, financials, { company })
+  let newest = sorted.get(items)
+  if (!newest) {
+    newest = items.toSorted(newestFirst)
+    sorted.set(items, newest)
   }
+  return newest
 }
 
 builder.objectField(CompanyType, 'financials', (t) =>
@@ -223,7 +215,7 @@ builder.objectField(CompanyType, 'financials', (t) =>
           description: 'PERIOD_END_DESC (newest first, the default) or PERIOD_END_ASC.',
         }),
       },
-      extensions: unpagedCost({ isCheckRead: true, sharedRead: 'financials' }),
+      extensions: wholeCost({ sharedRead: STATEMENTS }),
       resolve: (company, { orderBy, ...args }, ctx, info) => {
         // An explicit null is the default: the same order, so the same cursors.
         const order = orderBy ?? 'PERIOD_END_DESC'
@@ -231,9 +223,9 @@ builder.objectField(CompanyType, 'financials', (t) =>
           connectionKey('financials', company.country, company.companyNumber, order),
           args,
           async (offset, limit) => {
-            const { items, total } = await statementsOf(company, ctx, partOf(info))
+            const items = await statementsOf(company, ctx, info)
             const ordered = order === 'PERIOD_END_DESC' ? items : items.toReversed()
-            return { items: ordered.slice(offset, offset + limit), total }
+            return { items: ordered.slice(offset, offset + limit), total: items.length }
           },
         )
       },

@@ -1,13 +1,13 @@
-import type { GraphQLObjectType } from 'graphql'
-import { badUserInput } from '../errors/graphql-errors.js'
-import { eachSettled } from '../loaders/upstream-reader.js'
+import type { GraphQLObjectType, GraphQLResolveInfo } from 'graphql'
+import type { Context } from '../context.js'
 import { listCompanies } from '../upstream/resources/list-companies.js'
 import { type List, listDetails, listOverview, theList } from '../upstream/resources/lists.js'
+import { argumentChecks, notNegative } from './argument-checks.js'
 import { builder } from './builder.js'
 import { CompanyType } from './company.js'
-import { partOf } from './defer-part.js'
 import { connectionKey, pageOverOffsets, sliceOf } from './paging.js'
-import { startSelectedReads } from './prefetch.js'
+import { startReadsBelow } from './prefetch.js'
+import { read } from './reads.js'
 import { readBacked } from './semantic-non-null.js'
 import { pagedCost, upstreamCost } from './upstream-cost.js'
 
@@ -40,19 +40,27 @@ const SmartListViewEnum = builder.enumType('SmartListView', {
   },
 })
 
-export const ListNode = builder.loadableNode(builder.objectRef<List>('List'), {
+/**
+ * One list by its id, from its details read (made once per operation, whoever asks: list(),
+ * node(), nodes()). A list whose type is known has its companies and contacts read now, beside
+ * its details, instead of one round trip after them (a SMART list's companies read names its
+ * view); execution finds those reads in flight.
+ */
+export async function listById(listId: number, ctx: Context, info: GraphQLResolveInfo) {
+  const details = read(ctx, info, listDetails, { listId }).then((answer) => theList(answer, listId))
+  const type = ctx.listTypes.typeOf(listId)
+  if (type !== undefined) {
+    const listType = info.schema.getType('List') as GraphQLObjectType
+    startReadsBelow({ id: listId, type }, listType, ctx, info, details)
+  }
+  const list = await details
+  ctx.listTypes.learn([list])
+  return list
+}
+
+export const ListNode = builder.node(builder.objectRef<List>('List'), {
   description: 'A list of companies owned or shared with the caller.',
   id: { resolve: (list) => list.id },
-  // node(), nodes() and Query.list share one loader: one details call per list and operation.
-  load: (ids: string[], ctx) =>
-    eachSettled(ids, async (id) => {
-      // Digits as the gateway writes them: a Relay client must get back the ID it asked for.
-      if (!/^(0|[1-9]\d{0,14})$/.test(id)) throw badUserInput('Malformed List ID.', 'id')
-      const listId = Number(id)
-      const list = theList(await ctx.loaders.upstream.read(listDetails, { listId }), listId)
-      ctx.listTypes.learn([list])
-      return list
-    }),
   // One entry per field of List, as the schema lists them: a table, not steps, so one piece.
   fields: (t) => ({
     listId: t.exposeInt('id', {
@@ -107,30 +115,21 @@ export const ListNode = builder.loadableNode(builder.objectRef<List>('List'), {
               'SMART lists only: which companies (default ALL). Ignored for STATIC lists.',
           }),
         },
-        extensions: pagedCost({ companies: 'carried' }),
+        extensions: pagedCost({ brings: 'carried' }),
         resolve: (list, { view, ...args }, ctx, info) => {
           // Always explicit for SMART lists: the upstream's default view is not documented.
           const smartView = list.type === 'SMART' ? (view ?? 'ALL') : undefined
-          const part = partOf(info)
           return pageOverOffsets(
             connectionKey('listCompanies', list.id, smartView),
             args,
             (offset, limit) =>
-              ctx.loaders.companies
-                .naming(
-                  ctx.loaders.upstream.read(listCompanies, {
-                    listId: list.id,
-                    view: smartView,
-                    limit,
-                    offset,
-                  }),
-                  part,
-                )
-                .then(sliceOf),
-            (member) => ({
-              node: ctx.loaders.companies.remember(member.identifier, part),
-              matchedSince: member.matchedSince,
-            }),
+              read(ctx, info, listCompanies, {
+                listId: list.id,
+                view: smartView,
+                limit,
+                offset,
+              }).then(sliceOf),
+            (member) => ({ node: member.identifier, matchedSince: member.matchedSince }),
           )
         },
       },
@@ -168,10 +167,10 @@ builder.queryFields((t) => ({
       extensions: pagedCost(),
       // An explicit null (Relay's way for a variable it does not set) is the default: the same
       // collection, so the same cursors.
-      resolve: (_root, { kind: given, ...args }, ctx) => {
+      resolve: (_root, { kind: given, ...args }, ctx, info) => {
         const kind = given ?? 'OVERVIEW'
         return pageOverOffsets(connectionKey('lists', kind), args, (offset, limit) =>
-          ctx.loaders.upstream.read(listOverview, { kind, limit, offset }).then((page) => {
+          read(ctx, info, listOverview, { kind, limit, offset }).then((page) => {
             ctx.listTypes.learn(page.data)
             return sliceOf(page)
           }),
@@ -186,23 +185,13 @@ builder.queryFields((t) => ({
     nullable: true,
     description:
       'One list by its numeric identifier; null (with a NOT_FOUND error) when it does not exist.',
-    extensions: upstreamCost({ reads: 1 }),
+    extensions: { ...upstreamCost({ reads: 1 }), ...argumentChecks(notNegative('listId')) },
     args: {
       listId: t.arg.int({
         required: true,
         description: 'Numeric identifier of the list (List.listId).',
       }),
     },
-    resolve: (_root, { listId }, ctx, info) => {
-      if (listId < 0) throw badUserInput('listId must not be negative.', 'listId')
-      // A list whose type is known: its companies (and contacts) are read now, beside its
-      // details, instead of one round trip after them. Execution finds those reads in flight.
-      const type = ctx.listTypes.typeOf(listId)
-      if (type !== undefined) {
-        const listType = info.schema.getType('List') as GraphQLObjectType
-        void startSelectedReads({ id: listId, type } as List, listType, ctx, info, 'every part')
-      }
-      return String(listId)
-    },
+    resolve: (_root, { listId }, ctx, info) => listById(listId, ctx, info),
   }),
 }))

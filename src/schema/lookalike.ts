@@ -1,11 +1,11 @@
-import { badUserInput } from '../errors/graphql-errors.js'
 import { lookalikes } from '../upstream/resources/lookalikes.js'
+import { fraction } from './argument-checks.js'
 import { builder } from './builder.js'
 import { CompanyType } from './company.js'
-import { partOf } from './defer-part.js'
 import { connectionKey, pageOverOffsets } from './paging.js'
+import { read } from './reads.js'
 import { readBacked } from './semantic-non-null.js'
-import { unpagedCost } from './upstream-cost.js'
+import { wholeCost } from './upstream-cost.js'
 
 /** Similar companies. The upstream returns them in one unpaged array; the gateway pages it. */
 
@@ -22,17 +22,14 @@ builder.objectField(CompanyType, 'lookalikes', (t) =>
             'Only companies at least this similar: a fraction between 0 and 1 (0.8 = 80 %).',
         }),
       },
-      extensions: unpagedCost({ companies: 'bare' }),
-      resolve: (company, { minScore, ...args }, ctx, info) => {
-        if (minScore != null && !(minScore >= 0 && minScore <= 1)) {
-          throw badUserInput('minScore must be between 0 and 1.', 'minScore')
-        }
-        return pageOverOffsets(
+      extensions: wholeCost({ brings: 'bare' }, fraction('minScore')),
+      resolve: (company, { minScore, ...args }, ctx, info) =>
+        pageOverOffsets(
           // The threshold that applies: none is 0, so both page the same items.
           connectionKey('lookalikes', company.country, company.companyNumber, minScore ?? 0),
           args,
           async (offset, limit) => {
-            const { data } = await ctx.loaders.companies.read(lookalikes, { company }, partOf(info))
+            const { data } = await read(ctx, info, lookalikes, { company })
             // Best first, as promised, whatever order the upstream used.
             const ranked = data
               .filter((item) => item.score >= (minScore ?? 0))
@@ -40,8 +37,7 @@ builder.objectField(CompanyType, 'lookalikes', (t) =>
             return { items: ranked.slice(offset, offset + limit), total: ranked.length }
           },
           (item) => ({ node: item.companyId, score: item.score }),
-        )
-      },
+        ),
     },
     { name: 'LookalikeConnection', description: 'A page of similar companies.' },
     {

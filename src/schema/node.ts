@@ -1,18 +1,34 @@
 import type { GraphQLResolveInfo } from 'graphql'
 import type { Context } from '../context.js'
+import { badUserInput } from '../errors/graphql-errors.js'
+import { argumentChecks, parses } from './argument-checks.js'
 import { builder } from './builder.js'
-import { companyFromId, existingCompany } from './company.js'
-import { contactByKey } from './contact.js'
-import { partOf } from './defer-part.js'
+import { companyByNumber, companyFromId } from './company.js'
+import { contactByKey, contactKeyProblem } from './contact.js'
 import { decodeGlobalId } from './global-id.js'
-import { ListNode } from './list.js'
+import { listById } from './list.js'
 import { upstreamCost } from './upstream-cost.js'
 
 /**
- * Relay's node(id) and nodes(ids). Each ID answers on its own: a malformed one is null with
- * BAD_USER_INPUT (no upstream call), one that names nothing is null with NOT_FOUND, and neither
- * fails the other IDs of nodes().
+ * Relay's node(id) and nodes(ids). A malformed ID given to node() refuses the operation before it
+ * runs; in nodes() each ID answers on its own: a malformed one is null with BAD_USER_INPUT (no
+ * upstream call), one that names nothing is null with NOT_FOUND, and neither fails the others.
  */
+
+/** What a global ID names, its key checked as the gateway writes it (a Relay client must get
+ *  back the ID it asked for, so no other spelling is accepted). */
+function parseNodeId(globalId: string) {
+  const { typename, id } = decodeGlobalId(globalId)
+  if (typename === 'List') {
+    if (!/^(0|[1-9]\d{0,14})$/.test(id)) throw badUserInput('Malformed List ID.', 'id')
+    return { typename, listId: Number(id) } as const
+  }
+  if (typename === 'Company') return { typename, company: companyFromId(id) } as const
+  const problem = contactKeyProblem(id)
+  if (problem) throw badUserInput(problem, 'id')
+  companyFromId(id.split(':').slice(0, 2).join(':'))
+  return { typename, key: id } as const
+}
 
 /**
  * The object a global ID names, as a fresh object with its `__typename` for the Node interface
@@ -20,14 +36,14 @@ import { upstreamCost } from './upstream-cost.js'
  * answer, frozen and shared with other operations, so it is neither branded nor changed.
  */
 async function loadNode(globalId: string, ctx: Context, info: GraphQLResolveInfo) {
-  const { typename, id } = decodeGlobalId(globalId)
+  const parsed = parseNodeId(globalId)
   const node =
-    typename === 'List'
-      ? await ListNode.getDataloader(ctx).load(id)
-      : typename === 'Company'
-        ? await existingCompany(companyFromId(id), ctx, info)
-        : await contactByKey(id, ctx, partOf(info))
-  return { ...node, __typename: typename }
+    parsed.typename === 'List'
+      ? await listById(parsed.listId, ctx, info)
+      : parsed.typename === 'Company'
+        ? await companyByNumber(parsed.company, ctx, info)
+        : await contactByKey(parsed.key, ctx, info)
+  return { ...node, __typename: parsed.typename }
 }
 
 builder.queryFields((t) => ({
@@ -35,12 +51,15 @@ builder.queryFields((t) => ({
     type: builder.nodeInterfaceRef(),
     nullable: true,
     description:
-      'Any List, Company or Contact by its global ID: null with BAD_USER_INPUT when the ID is malformed (no upstream call), null with NOT_FOUND when it names nothing upstream.',
+      'Any List, Company or Contact by its global ID: a malformed ID refuses the operation with BAD_USER_INPUT (no upstream call); null with NOT_FOUND when it names nothing upstream.',
     args: {
       id: t.arg.id({ required: true, description: 'Global ID of a List, Company or Contact.' }),
     },
     // One read finds a list, a contact, or whether a company exists (shared with its fields' reads).
-    extensions: upstreamCost({ reads: 1, companies: 'carried' }),
+    extensions: {
+      ...upstreamCost({ reads: 1, brings: 'carried' }),
+      ...argumentChecks(parses('id', (id: string) => parseNodeId(String(id)))),
+    },
     resolve: (_root, { id }, ctx, info) => loadNode(String(id), ctx, info),
   }),
   nodes: t.field({
@@ -57,7 +76,7 @@ builder.queryFields((t) => ({
     extensions: upstreamCost({
       reads: (args) => (args.ids as unknown[]).length,
       fanOut: (args) => (args.ids as unknown[]).length,
-      companies: 'carried',
+      brings: 'carried',
     }),
     // Each item a promise of its own: a rejected one is null with its error at ["nodes", i].
     resolve: (_root, { ids }, ctx, info) => ids.map((id) => loadNode(String(id), ctx, info)),

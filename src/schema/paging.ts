@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { badUserInput } from '../errors/graphql-errors.js'
 import { MAX_LIMIT } from '../upstream/resources/common.js'
+import type { ArgumentCheck } from './argument-checks.js'
 
 /**
  * Relay cursor paging over the upstream's limit/offset paging: the one helper every connection
@@ -65,40 +66,56 @@ export function encodeCursor(connection: string, offset: number, tag = tagOf(con
   return Buffer.from(`${offset}:${tag}`).toString('base64url')
 }
 
-export function decodeCursor(connection: string, cursor: string, argument: string): number {
+/** The offset and connection tag a cursor holds; undefined when it is not a cursor at all. */
+function parseCursor(cursor: string): { offset: number; tag: string } | undefined {
   const text = Buffer.from(cursor, 'base64url').toString()
   const match = /^(\d{1,9}):([\w-]{12})$/.exec(text)
-  if (match?.[2] !== tagOf(connection) || Buffer.from(text).toString('base64url') !== cursor) {
+  // Only the canonical encoding: a Relay client must get back the cursor it sent.
+  if (!match || Buffer.from(text).toString('base64url') !== cursor) return undefined
+  return { offset: Number(match[1]), tag: match[2] as string }
+}
+
+/**
+ * The offset of a well-formed cursor (src/schema/argument-checks.ts refused the others before the
+ * operation ran), refused when it belongs to another connection: known only once its parent is.
+ */
+export function decodeCursor(connection: string, cursor: string, argument: string): number {
+  const parsed = parseCursor(cursor)
+  if (parsed?.tag !== tagOf(connection)) {
     throw badUserInput(
       `${argument} is not a cursor of this connection: a cursor only pages the connection it came from (same parent, view, filters and minScore).`,
       argument,
     )
   }
-  return Number(match[1])
+  return parsed.offset
 }
 
-function checkedSize(value: number | null | undefined, argument: string): number | undefined {
-  if (value === null || value === undefined) return undefined
-  if (!Number.isInteger(value) || value < 0 || value > MAX_PAGE) {
-    throw badUserInput(`${argument} must be between 0 and ${MAX_PAGE}`, argument)
+/**
+ * The paging arguments of every connection, judged before the operation runs: first and last
+ * each 0..500 and never both (Relay's spec discourages it; we refuse it), cursors well formed.
+ */
+export const pageArguments: ArgumentCheck = (args) => {
+  for (const argument of ['first', 'last']) {
+    const value = args[argument] as number | null | undefined
+    if (value != null && !(Number.isInteger(value) && value >= 0 && value <= MAX_PAGE)) {
+      return { argument, message: `${argument} must be between 0 and ${MAX_PAGE}.` }
+    }
   }
-  return value
-}
-
-/** first or last, checked: 0..500 each, never both (Relay's spec discourages it; we refuse it). */
-function checkedSizes(args: PageArgs) {
-  const first = checkedSize(args.first, 'first')
-  const last = checkedSize(args.last, 'last')
-  if (first !== undefined && last !== undefined) {
-    throw badUserInput('Give first or last, not both.', 'last')
+  if (args.first != null && args.last != null) {
+    return { argument: 'last', message: 'Give first or last, not both.' }
   }
-  return { first, last }
+  for (const argument of ['after', 'before']) {
+    const value = args[argument] as string | null | undefined
+    if (value != null && parseCursor(value) === undefined) {
+      return { argument, message: `${argument} is not a cursor this gateway made.` }
+    }
+  }
+  return undefined
 }
 
-/** Most items one page can hold for these arguments; throws BAD_USER_INPUT as paging would. */
+/** Most items one page can hold for these (checked) arguments. */
 export function pageSize(args: PageArgs): number {
-  const { first, last } = checkedSizes(args)
-  return first ?? last ?? DEFAULT_PAGE
+  return args.first ?? args.last ?? DEFAULT_PAGE
 }
 
 /** Upstream reads one page can need: `last` without `before` reads the total first. */
@@ -107,7 +124,7 @@ export function pageReads(args: PageArgs): number {
 }
 
 /**
- * Checks the arguments (before any upstream call), works out which offsets are wanted, fetches
+ * Works out which offsets are wanted (the arguments checked by `pageArguments`), fetches
  * them with as few `fetch(offset, limit)` calls as possible and builds the connection.
  * `last` without `before` needs the total first: one call fetches `last` items from the start
  * and gives the total; a second is made only when items are wanted that the first did not bring.
@@ -130,7 +147,8 @@ export async function pageOverOffsets<T>(
   fetch: (offset: number, limit: number) => Promise<Slice<T>>,
   toEdge: (item: T) => { node: unknown } = (item) => ({ node: item }),
 ): Promise<OffsetConnection<{ node: unknown }>> {
-  let { first, last } = checkedSizes(args)
+  let first = args.first ?? undefined
+  let last = args.last ?? undefined
   const after = args.after == null ? undefined : decodeCursor(connection, args.after, 'after')
   const before = args.before == null ? undefined : decodeCursor(connection, args.before, 'before')
   if (first === undefined && last === undefined) {

@@ -3,7 +3,7 @@ import type { Context } from '../context.js'
 import { type Relationship, relationships } from '../upstream/resources/relationships.js'
 import { builder } from './builder.js'
 import { type CompanyRef, CompanyType } from './company.js'
-import { partOf } from './defer-part.js'
+import { read } from './reads.js'
 import { readBackedList } from './semantic-non-null.js'
 import { RELATIONSHIP_FAN_OUT, upstreamCost } from './upstream-cost.js'
 
@@ -15,7 +15,7 @@ const RelationshipType = builder.objectRef<Relationship>('Relationship').impleme
     company: t.expose('identifier', {
       type: CompanyType,
       nullable: true,
-      extensions: upstreamCost({ companies: 'carried' }),
+      extensions: upstreamCost({ brings: 'carried' }),
       description:
         'The related company; null where the upstream gives no identifier (a person, a foreign party).',
     }),
@@ -38,19 +38,14 @@ const RelationshipType = builder.objectRef<Relationship>('Relationship').impleme
   }),
 })
 
-/** One side of a company's relationships; every related company's name is noted on arrival. */
+/** One side of a company's relationships; each related company comes with its name and place. */
 async function relatedParties(
   company: CompanyRef,
   side: 'parents' | 'children',
   ctx: Context,
   info: GraphQLResolveInfo,
 ) {
-  const part = partOf(info)
-  const { data } = await ctx.loaders.companies.read(relationships, { company }, part)
-  for (const party of [...data.parents, ...data.children]) {
-    if (party.identifier) ctx.loaders.companies.remember(party.identifier, part)
-  }
-  return data[side]
+  return (await read(ctx, info, relationships, { company })).data[side]
 }
 
 /** Both sides come from one relationships read; children are assumed 10 per company. */
@@ -58,7 +53,7 @@ const relationshipsCost = upstreamCost({
   reads: 1,
   sharedRead: 'relationships',
   fanOut: () => RELATIONSHIP_FAN_OUT,
-  companies: 'carried',
+  brings: 'carried',
 })
 
 builder.objectFields(CompanyType, (t) => ({

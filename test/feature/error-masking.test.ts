@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql'
 import { describe, expect, it, vi } from 'vitest'
-import { CompanyDirectory } from '../../src/loaders/company-directory.js'
+import { bugInField } from '../support/bug.js'
 import { startStack } from '../support/stack.js'
 
 /**
@@ -27,7 +27,7 @@ describe('in production, an unexpected error without a code', () => {
   ])('(%s) answers `Unexpected error.` and nothing of its message', async (_shape, make) => {
     const company = data.companies[0]
     if (!company) throw new Error('no company')
-    const bug = vi.spyOn(CompanyDirectory.prototype, 'identify').mockRejectedValue(make())
+    const bug = bugInField('Company', 'name', make())
     try {
       const { status, body } = await production.post(
         `{ company(country: ${company.country}, number: "${company.companyNumber}") { number name } }`,

@@ -3,9 +3,8 @@ import { describe, expect, it, vi } from 'vitest'
 import type { Fault } from '../../src/demo-upstream/faults.js'
 import { DEMO_TOKEN } from '../../src/demo-upstream/server.js'
 import { maskError } from '../../src/errors/graphql-errors.js'
-import { CompanyDirectory } from '../../src/loaders/company-directory.js'
 import { createLogger } from '../../src/observability/logger.js'
-import { bugInReads } from '../support/bug.js'
+import { bugInField, bugInReads } from '../support/bug.js'
 import { claes, companyArgs, michiels } from '../support/fixtures.js'
 import { logSink } from '../support/log-sink.js'
 import { demoToken, startStack } from '../support/stack.js'
@@ -299,7 +298,7 @@ describe('an unexpected error, whatever its shape, is INTERNAL_SERVER_ERROR', ()
   it('a resolver that throws nulls its nullable field alone: HTTP 200, the rest answered', async () => {
     const company = data.companies.find((c) => data.financialsOf(c).length > 0)
     if (!company) throw new Error('no company with statements')
-    const bug = vi.spyOn(CompanyDirectory.prototype, 'identify').mockRejectedValue(inner)
+    const bug = bugInField('Company', 'name', inner)
     try {
       const { status, body } = await stack.post(
         `{ company(country: ${company.country}, number: "${company.companyNumber}") {

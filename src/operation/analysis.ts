@@ -1,0 +1,312 @@
+import {
+  type DirectiveNode,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLError,
+  type GraphQLField,
+  GraphQLIncludeDirective,
+  type GraphQLNamedType,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+  GraphQLSkipDirective,
+  getArgumentValues,
+  getDirectiveValues,
+  getNamedType,
+  isAbstractType,
+  isObjectType,
+  Kind,
+  type NamedTypeNode,
+  type OperationDefinitionNode,
+  SchemaMetaFieldDef,
+  type SelectionSetNode,
+  TypeMetaFieldDef,
+} from 'graphql'
+import { LRUCache } from 'lru-cache'
+import { refusal } from '../errors/graphql-errors.js'
+import { checksOf } from '../schema/argument-checks.js'
+import { costOfField, type Knowledge, STATEMENTS } from '../schema/upstream-cost.js'
+import { introspectionObjects } from './introspection-size.js'
+
+/**
+ * What an operation will do, worked out in one walk of its document before it runs: its upstream
+ * calls and result objects (estimated; introspection counted exactly), the fields whose
+ * arguments each request's values are checked at, which fields the first payload sends and
+ * which read the upstream, and whether it answers in parts. Fields are collected as graphql-js
+ * executes them (fragments merged, @skip/@include applied); each selection is walked once per
+ * type, so the work is proportional to the document however its fragments spread each other.
+ * Remembered per document and the shape of the variables (`analysisOf`).
+ */
+export interface Analysis {
+  /** Upstream calls it can cause: close and cheap, an upper bound where it must guess. */
+  calls: number
+  /** Objects its response can hold, each deferred part counted again (it sends them again). */
+  objects: number
+  /** Field nodes whose arguments are checked with the request's values (argument-checks.ts). */
+  checked: readonly { field: GraphQLField<unknown, unknown>; node: FieldNode }[]
+  /** Field nodes the first payload holds: reached through no @defer'red fragment. */
+  firstPart: ReadonlySet<FieldNode>
+  /** Field nodes at or below which an upstream read is made. */
+  reading: ReadonlySet<FieldNode>
+  /** Some @defer or @stream is on: the answer comes in parts. */
+  inParts: boolean
+  /** Refusals the document and the variables' shape decide (an @stream initialCount below 0). */
+  refusals: readonly GraphQLError[]
+}
+
+interface Cost {
+  calls: number
+  objects: number
+}
+
+/** A selection set and whether it is reached through a deferred fragment. */
+interface Entry {
+  set: SelectionSetNode
+  deferred: boolean
+}
+
+class Walker {
+  readonly checked = new Map<
+    FieldNode,
+    { field: GraphQLField<unknown, unknown>; node: FieldNode }
+  >()
+  readonly firstPart = new Set<FieldNode>()
+  readonly reading = new Set<FieldNode>()
+  readonly refusals: GraphQLError[] = []
+  inParts = false
+  private readonly memo = new Map<string, Cost>()
+  private readonly setIds = new Map<SelectionSetNode, number>()
+
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly fragments: Record<string, FragmentDefinitionNode>,
+    private readonly variables: Record<string, unknown>,
+  ) {}
+
+  /** Cost of selections on a type; an abstract type costs what its most costly member does. */
+  costOf(type: GraphQLNamedType, entries: readonly Entry[], knowledge: Knowledge): Cost {
+    const ids = entries.map(({ set, deferred }) => this.idOf(set) * 2 + (deferred ? 1 : 0))
+    const key = `${type.name}|${knowledge}|${ids.sort((x, y) => x - y).join(',')}`
+    let cost = this.memo.get(key)
+    if (cost === undefined) {
+      const members = isAbstractType(type)
+        ? this.schema.getPossibleTypes(type)
+        : isObjectType(type)
+          ? [type]
+          : []
+      const costs = members.map((member) => this.costOn(member, entries, knowledge))
+      cost = {
+        calls: Math.max(0, ...costs.map((c) => c.calls)),
+        objects: Math.max(0, ...costs.map((c) => c.objects)),
+      }
+      this.memo.set(key, cost)
+    }
+    return cost
+  }
+
+  private costOn(type: GraphQLObjectType, entries: readonly Entry[], knowledge: Knowledge): Cost {
+    const { fields, parts } = this.collect(type, entries)
+    // Fields of one object that share a read make it once; an unverified company, its statements.
+    const shared = new Set<string>(knowledge === 'unverified' ? [STATEMENTS] : [])
+    const total: Cost = { calls: 0, objects: 0 }
+    for (const occurrences of fields.values()) {
+      const nodes = occurrences.map((o) => o.node)
+      const node = nodes[0] as FieldNode
+      for (const o of occurrences) if (!o.deferred) this.firstPart.add(o.node)
+      const definition = this.fieldOf(type, node.name.value)
+      if (!definition) continue
+      if (definition === SchemaMetaFieldDef || definition === TypeMetaFieldDef) {
+        const { schema, fragments, variables } = this
+        total.objects += introspectionObjects(schema, fragments, variables, definition, nodes)
+        continue
+      }
+      if (checksOf(definition))
+        for (const n of nodes) this.checked.set(n, { field: definition, node: n })
+      const cost = costOfField(definition)
+      const args = cost ? this.argumentsOf(definition, node) : {}
+      let reads = cost?.unlessCarried && knowledge === 'carried' ? 0 : readsOf(cost?.reads, args)
+      if (cost?.sharedRead !== undefined && reads > 0) {
+        shared.add(cost.sharedRead)
+        reads = 0
+        for (const n of nodes) this.reading.add(n)
+      }
+      const below = occurrences.flatMap((o) =>
+        o.node.selectionSet ? [{ set: o.node.selectionSet, deferred: o.deferred }] : [],
+      )
+      const fanOut = below.length > 0 ? (cost?.fanOut?.(args) ?? 1) : 0
+      // What is known passes down a field that brings nothing of its own (a connection's edges
+      // and nodes), but not whether the object itself exists.
+      const known = cost?.brings ?? (knowledge === 'unverified' ? 'carried' : knowledge)
+      const children =
+        below.length > 0
+          ? this.costOf(getNamedType(definition.type), below, known)
+          : { calls: 0, objects: 0 }
+      const calls = reads + fanOut * children.calls
+      if (calls > 0) for (const n of nodes) this.reading.add(n)
+      total.calls += calls
+      if (below.length > 0) total.objects += 1 + fanOut * children.objects
+    }
+    total.calls += shared.size
+    // Each deferred fragment is a payload of its own, holding again what it selects.
+    for (const part of parts) {
+      total.objects += this.costOf(type, [{ set: part, deferred: true }], knowledge).objects
+    }
+    return total
+  }
+
+  /**
+   * The fields `entries` select on `type` by response key, each occurrence with whether a
+   * deferred fragment holds it, and the deferred fragments found at this level.
+   */
+  private collect(type: GraphQLObjectType, entries: readonly Entry[]) {
+    const fields = new Map<string, { node: FieldNode; deferred: boolean }[]>()
+    const parts: SelectionSetNode[] = []
+    const spread = new Set<string>()
+    const visit = (set: SelectionSetNode, deferred: boolean) => {
+      for (const selection of set.selections) {
+        if (!this.included(selection.directives)) continue
+        if (selection.kind === Kind.FIELD) {
+          const key = selection.alias?.value ?? selection.name.value
+          const list = fields.get(key) ?? fields.set(key, []).get(key)
+          list?.push({ node: selection, deferred })
+          this.noteStream(selection)
+          continue
+        }
+        const fragment =
+          selection.kind === Kind.INLINE_FRAGMENT ? selection : this.fragments[selection.name.value]
+        if (!fragment || !this.applies(fragment.typeCondition, type)) continue
+        const deferredHere = this.isOn('defer', selection.directives)
+        if (selection.kind === Kind.FRAGMENT_SPREAD) {
+          const seen = `${selection.name.value}|${deferred || deferredHere}`
+          if (spread.has(seen)) continue
+          spread.add(seen)
+        }
+        if (deferredHere) {
+          this.inParts = true
+          parts.push(fragment.selectionSet)
+        }
+        visit(fragment.selectionSet, deferred || deferredHere)
+      }
+    }
+    for (const { set, deferred } of entries) visit(set, deferred)
+    return { fields, parts }
+  }
+
+  /** @stream makes an answer in parts; its initialCount must be 0 or more. */
+  private noteStream(node: FieldNode) {
+    const values = this.directiveValues('stream', node.directives)
+    if (values === undefined || values.if === false) return
+    this.inParts = true
+    const count = values.initialCount
+    if (typeof count !== 'number' || count < 0) {
+      this.refusals.push(
+        refusal('BAD_USER_INPUT', '@stream’s initialCount must be 0 or more.', {
+          nodes: node,
+          extensions: { argument: 'initialCount' },
+        }),
+      )
+    }
+  }
+
+  private isOn(name: string, directives: readonly DirectiveNode[] | undefined) {
+    const values = this.directiveValues(name, directives)
+    return values !== undefined && values.if !== false
+  }
+
+  private directiveValues(name: string, directives: readonly DirectiveNode[] | undefined) {
+    const directive = directives?.length ? this.schema.getDirective(name) : undefined
+    return directive ? getDirectiveValues(directive, { directives }, this.variables) : undefined
+  }
+
+  private included(directives: readonly DirectiveNode[] | undefined) {
+    if (!directives?.length) return true
+    const node = { directives }
+    const { variables } = this
+    if (getDirectiveValues(GraphQLSkipDirective, node, variables)?.if === true) return false
+    return getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if !== false
+  }
+
+  private applies(condition: NamedTypeNode | undefined, type: GraphQLObjectType) {
+    if (!condition) return true
+    const conditional = this.schema.getType(condition.name.value)
+    if (conditional === type) return true
+    return !!conditional && isAbstractType(conditional) && this.schema.isSubType(conditional, type)
+  }
+
+  private fieldOf(type: GraphQLObjectType, name: string) {
+    if (type === this.schema.getQueryType()) {
+      if (name === SchemaMetaFieldDef.name) return SchemaMetaFieldDef
+      if (name === TypeMetaFieldDef.name) return TypeMetaFieldDef
+    }
+    return type.getFields()[name]
+  }
+
+  /** A field's arguments as execution will see them (defaults applied); {} when they are invalid. */
+  private argumentsOf(definition: GraphQLField<unknown, unknown>, node: FieldNode) {
+    try {
+      return getArgumentValues(definition, node, this.variables)
+    } catch {
+      return {}
+    }
+  }
+
+  private idOf(set: SelectionSetNode) {
+    return this.setIds.get(set) ?? (this.setIds.set(set, this.setIds.size).get(set) as number)
+  }
+}
+
+const readsOf = (
+  reads: number | ((args: Record<string, unknown>) => number) | undefined,
+  args: Record<string, unknown>,
+) => (typeof reads === 'function' ? reads(args) : (reads ?? 0))
+
+export function analyse(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+): Analysis {
+  const fragments: Record<string, FragmentDefinitionNode> = Object.create(null)
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition
+  }
+  const walker = new Walker(schema, fragments, variables)
+  const root = schema.getRootType(operation.operation)
+  const cost = root
+    ? walker.costOf(root, [{ set: operation.selectionSet, deferred: false }], 'carried')
+    : { calls: 0, objects: 0 }
+  return {
+    ...cost,
+    checked: [...walker.checked.values()],
+    firstPart: walker.firstPart,
+    reading: walker.reading,
+    inParts: walker.inParts,
+    refusals: walker.refusals,
+  }
+}
+
+/**
+ * `analyse`, remembered per document (yoga's parser cache hands the same object back for the
+ * same text) and per operation + the shape of its coerced variables: numbers, booleans, nulls
+ * and list lengths, not the text of strings (a company number or a cursor is there or not), so
+ * the operations a client repeats with other companies or cursors share one analysis.
+ */
+export function analysisCache(): typeof analyse {
+  const analyses = new WeakMap<DocumentNode, LRUCache<string, Analysis>>()
+  return (schema, document, operation, variables) => {
+    let cache = analyses.get(document)
+    if (!cache) {
+      cache = new LRUCache({ max: 64 })
+      analyses.set(document, cache)
+    }
+    const key = `${operation.name?.value ?? ''}\n${JSON.stringify(variables, shapeOnly)}`
+    let analysis = cache.get(key)
+    if (analysis === undefined) {
+      analysis = analyse(schema, document, operation, variables)
+      cache.set(key, analysis)
+    }
+    return analysis
+  }
+}
+
+const shapeOnly = (_key: string, value: unknown) => (typeof value === 'string' ? '' : value)

@@ -1,0 +1,210 @@
+import {
+  type DocumentNode,
+  type GraphQLError,
+  type GraphQLSchema,
+  getArgumentValues,
+  getOperationAST,
+  getVariableValues,
+  isNonNullType,
+  type OperationDefinitionNode,
+  TypeInfo,
+  ValidationContext,
+  type VariableNode,
+} from 'graphql'
+import type { Plugin, YogaInitialContext } from 'graphql-yoga'
+import type { Context } from '../context.js'
+import { refusal } from '../errors/graphql-errors.js'
+import { checksOf } from '../schema/argument-checks.js'
+import { type Analysis, analysisCache } from './analysis.js'
+
+/**
+ * Admission: the one place that decides, before an operation runs, whether it runs. Refused,
+ * with no `data` and no upstream call (HTTP 400 to application/graphql-response+json):
+ * - a variable that does not coerce, or a null where a value is required (BAD_USER_INPUT);
+ * - an argument a field refuses on its own, with the request's values (BAD_USER_INPUT,
+ *   src/schema/argument-checks.ts), and an @stream initialCount below 0;
+ * - @defer/@stream that is on, asked with an Accept that cannot carry parts (NOT_ACCEPTABLE):
+ *   yoga would run it in full, reads and all, then answer 406 with an empty body;
+ * - an estimate over MAX_OPERATION_COST or MAX_RESULT_OBJECTS (QUERY_TOO_COSTLY).
+ * Admitted, its analysis goes into the context (which fields the first payload sends, which
+ * read), and while it runs every HTTP request sent upstream is drawn from its budget (see
+ * Operation in src/context.ts). When the response is complete it ends: nothing more is sent for
+ * it. Every response reports `extensions.cost`.
+ */
+
+export interface AdmissionLimits {
+  /** MAX_OPERATION_COST: upstream calls, estimated and drawn from while running. */
+  maxOperationCost: number
+  /** MAX_RESULT_OBJECTS: objects the response may hold, estimated. */
+  maxResultObjects: number
+}
+
+export function useAdmission(limits: AdmissionLimits): Plugin<Context> {
+  const analysisOf = analysisCache()
+  const variablesOf = coerceVariables()
+  const { maxOperationCost: limit } = limits
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const context = args.contextValue as Context & YogaInitialContext
+      const scope = context.operation
+      const operation = getOperationAST(args.document, args.operationName)
+      // yoga has refused a document without the operation asked (OPERATION_RESOLUTION_FAILURE).
+      if (!operation) return
+      const refuse = (errors: readonly GraphQLError[], extensions?: Record<string, unknown>) => {
+        scope.end()
+        setResultAndStopExecution({ errors, ...(extensions ? { extensions } : {}) })
+      }
+      const variables = variablesOf(args.schema, args.document, operation, args.variableValues)
+      if (variables.errors) return refuse(variables.errors)
+      const analysis = analysisOf(args.schema, args.document, operation, variables.coerced)
+      const problems = [...analysis.refusals, ...argumentProblems(analysis, variables.coerced)]
+      if (problems.length > 0) return refuse(problems)
+      if (analysis.inParts && !acceptsParts(context.request)) {
+        return refuse([
+          refusal(
+            'NOT_ACCEPTABLE',
+            `@defer and @stream answer in parts: send Accept: ${INCREMENTAL_MEDIA_TYPES.join(' or ')}, or leave them out.`,
+          ),
+        ])
+      }
+      const cost = () => ({
+        estimated: analysis.calls,
+        limit,
+        upstreamCalls: scope.upstreamCalls,
+        cacheHits: scope.cacheHits,
+      })
+      const tooCostly = tooCostlyMessage(analysis, limits)
+      if (tooCostly) {
+        const extensions = { cost: cost() }
+        return refuse([refusal('QUERY_TOO_COSTLY', tooCostly, { extensions })], extensions)
+      }
+      context.plan = analysis
+      /** What every response reports: the cost, and stale answers when there were any. */
+      const extensions = (result: { extensions?: Record<string, unknown> }) => ({
+        ...result.extensions,
+        cost: cost(),
+        ...(scope.staleReads > 0 ? { cache: { stale: true, staleReads: scope.staleReads } } : {}),
+      })
+      return {
+        onExecuteDone({ result, setResult }) {
+          if (Symbol.asyncIterator in result) {
+            // @defer/@stream: the parts run in this operation (its budget), which ends with the
+            // last part; that part reports the cost of them all.
+            return {
+              onNext({ result: part, setResult: setPart }) {
+                if ('hasNext' in part && part.hasNext === false) {
+                  setPart({ ...part, extensions: extensions(part) })
+                }
+              },
+              onEnd: () => scope.end(),
+            }
+          }
+          // Reads still pending (siblings of a field whose error nulled their parent) are dropped.
+          scope.end()
+          setResult({ ...result, extensions: extensions(result) })
+        },
+      }
+    },
+  }
+}
+
+/** The arguments the analysis found checked, judged with this request's values. */
+function argumentProblems(analysis: Analysis, variables: Record<string, unknown>): GraphQLError[] {
+  const errors: GraphQLError[] = []
+  for (const { field, node } of analysis.checked) {
+    const args = getArgumentValues(field, node, variables)
+    for (const check of checksOf(field) ?? []) {
+      const problem = check(args)
+      if (problem) {
+        errors.push(
+          refusal('BAD_USER_INPUT', problem.message, {
+            nodes: node,
+            extensions: { argument: problem.argument },
+          }),
+        )
+      }
+    }
+  }
+  return errors
+}
+
+/** Media types an answer in parts (@defer, @stream) can be sent in. */
+export const INCREMENTAL_MEDIA_TYPES = ['multipart/mixed', 'text/event-stream']
+
+/** src/http/use-accept-check.ts has made Accept the list of types the gateway may answer in. */
+const acceptsParts = (request: Request) =>
+  (request.headers.get('accept') ?? '').split(', ').some((t) => INCREMENTAL_MEDIA_TYPES.includes(t))
+
+/**
+ * The variables of an operation used where a value is required (a non-null argument, `@include`'s
+ * `if`), per operation. A nullable variable with a default may stand there (the GraphQL spec
+ * allows it), and then an explicit `null` for it passes coercion but fails execution with an
+ * uncoded error; it is refused up front instead.
+ */
+function requiredVariables() {
+  const known = new WeakMap<OperationDefinitionNode, Map<string, VariableNode>>()
+  return (schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode) => {
+    let required = known.get(operation)
+    if (!required) {
+      required = new Map()
+      const context = new ValidationContext(schema, document, new TypeInfo(schema), () => {})
+      for (const usage of context.getRecursiveVariableUsages(operation)) {
+        if (usage.type && isNonNullType(usage.type)) required.set(usage.node.name.value, usage.node)
+      }
+      known.set(operation, required)
+    }
+    return required
+  }
+}
+
+/**
+ * An operation's variables coerced (defaults included, so no way of passing a value escapes the
+ * analysis), or the BAD_USER_INPUT errors that refuse it: a value that does not coerce, or a null
+ * where a value is required (see `requiredVariables`).
+ */
+function coerceVariables() {
+  const requiredOf = requiredVariables()
+  return (
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+    values: Readonly<Record<string, unknown>> | null | undefined,
+  ): { coerced: Record<string, unknown>; errors?: never } | { errors: GraphQLError[] } => {
+    const variables = getVariableValues(schema, operation.variableDefinitions ?? [], values ?? {}, {
+      maxErrors: 20,
+    })
+    if (variables.errors) {
+      return {
+        errors: variables.errors.map((e) =>
+          refusal('BAD_USER_INPUT', e.message, { nodes: e.nodes, originalError: undefined }),
+        ),
+      }
+    }
+    const nulls = [...requiredOf(schema, document, operation)].filter(
+      ([name]) => variables.coerced[name] === null,
+    )
+    if (nulls.length === 0) return { coerced: variables.coerced }
+    return {
+      errors: nulls.map(([name, node]) =>
+        refusal('BAD_USER_INPUT', `Variable "$${name}" is null where a value is required.`, {
+          nodes: node,
+        }),
+      ),
+    }
+  }
+}
+
+/** Why the estimate refuses an operation (QUERY_TOO_COSTLY); undefined when it fits. */
+function tooCostlyMessage(
+  { calls, objects }: Analysis,
+  limits: AdmissionLimits,
+): string | undefined {
+  const { maxOperationCost: limit, maxResultObjects } = limits
+  if (calls > limit) {
+    return `This operation could cause up to ${calls} upstream calls, more than the ${limit} allowed: ask for smaller pages (first/last) or fewer nested connections.`
+  }
+  if (objects > maxResultObjects) {
+    return `This operation could return up to ${objects} objects, more than the ${maxResultObjects} allowed: ask for smaller pages (first/last), fewer aliases or fewer IDs.`
+  }
+  return undefined
+}

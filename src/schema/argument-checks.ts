@@ -1,0 +1,112 @@
+import type { GraphQLField } from 'graphql'
+
+/**
+ * What a field refuses of its arguments, declared where the field is defined
+ * (`extensions: argumentChecks(…)`) and judged before the operation runs, with each request's
+ * values (src/operation/use-admission.ts): BAD_USER_INPUT, no `data`, no upstream call. Its
+ * resolver then trusts its arguments. What can only be judged once a parent is known (a cursor
+ * of another connection, an item of `nodes(ids)`) is refused by the resolver, at its own path.
+ */
+
+type Args = Record<string, unknown>
+
+/** A refused argument and why, naming the bound. */
+export interface ArgumentProblem {
+  argument: string
+  message: string
+}
+
+export type ArgumentCheck = (args: Args) => ArgumentProblem | undefined
+
+/** Field extensions declaring the checks of its arguments. */
+export function argumentChecks(...checks: ArgumentCheck[]): { argumentChecks: ArgumentCheck[] } {
+  return { argumentChecks: checks }
+}
+
+/** The checks a field declares, if any. */
+export function checksOf(field: GraphQLField<unknown, unknown>): ArgumentCheck[] | undefined {
+  return field.extensions.argumentChecks as ArgumentCheck[] | undefined
+}
+
+/** A check of one argument's value when it is given (not null). */
+function given(argument: string, refuse: (value: unknown) => string | undefined): ArgumentCheck {
+  return (args) => {
+    const value = args[argument]
+    const message = value === null || value === undefined ? undefined : refuse(value)
+    return message === undefined ? undefined : { argument, message }
+  }
+}
+
+/** A number from 0 to 1 (a similarity score). */
+export const fraction = (argument: string) =>
+  given(argument, (value) =>
+    (value as number) >= 0 && (value as number) <= 1
+      ? undefined
+      : `${argument} must be between 0 and 1.`,
+  )
+
+/** An identifier that is never negative. */
+export const notNegative = (argument: string) =>
+  given(argument, (value) =>
+    (value as number) >= 0 ? undefined : `${argument} must not be negative.`,
+  )
+
+/**
+ * Caller-given text and lists go into an upstream URL, so they are bounded: unbounded, a
+ * 20,000-character search or 3,000 filter values made a URL the upstream refused (431), an
+ * UPSTREAM_ERROR after a paid call.
+ */
+export const MAX_SEARCH_LENGTH = 200
+export const MAX_CODES = 20
+export const MAX_CODE_LENGTH = 50
+
+/** Search text: 1 to MAX_SEARCH_LENGTH characters, not only blanks. */
+export const searchText = (argument: string) =>
+  given(argument, (value) => {
+    if ((value as string).trim() === '') {
+      return `${argument} must not be empty; leave it out to search nothing.`
+    }
+    return [...(value as string)].length > MAX_SEARCH_LENGTH
+      ? `${argument} is at most ${MAX_SEARCH_LENGTH} characters.`
+      : undefined
+  })
+
+const CODE = new RegExp(`^[\\w-]{1,${MAX_CODE_LENGTH}}$`)
+
+/**
+ * Codes such as C_LEVEL, sent comma-separated: at most MAX_CODES distinct ones, each of letters,
+ * digits, `_` and `-` (nothing that needs escaping in a URL), at most MAX_CODE_LENGTH long.
+ */
+export const codeList = (argument: string) =>
+  given(argument, (value) => {
+    const codes = value as string[]
+    if (!codes.every((code) => CODE.test(code))) {
+      return `${argument} values are codes such as C_LEVEL: letters, digits, _ and -, 1 to ${MAX_CODE_LENGTH} characters.`
+    }
+    return new Set(codes).size > MAX_CODES
+      ? `${argument} holds at most ${MAX_CODES} distinct values.`
+      : undefined
+  })
+
+/** What the limits of `codeList` are, for a field's description. */
+export const CODE_LIST_LIMITS = `at most ${MAX_CODES} distinct codes of letters, digits, _ and -, each at most ${MAX_CODE_LENGTH} characters`
+
+/**
+ * Codes as they are sent: each once, sorted (the same filters in another order are the same);
+ * none at all is no filter, as the upstream reads it.
+ */
+export function distinctCodes(values: readonly string[] | null | undefined) {
+  return values?.length ? [...new Set(values)].sort() : undefined
+}
+
+/** A check made of a function that throws the refusal (a parser), for values parsed anyway. */
+export function parses(argument: string, parse: (value: never) => unknown): ArgumentCheck {
+  return given(argument, (value) => {
+    try {
+      parse(value as never)
+      return undefined
+    } catch (error) {
+      return (error as Error).message
+    }
+  })
+}
