@@ -1,7 +1,7 @@
 import { getOperationAST, getVariableValues, parse } from 'graphql'
 import { loadConfig } from '../src/config.js'
 import type { ReceivedCall } from '../src/demo-upstream/server.js'
-import { estimateOperation } from '../src/operation/cost-estimate.js'
+import { analyse } from '../src/operation/analysis.js'
 import { schema } from '../src/schema/index.js'
 import { data, listId } from './demo-data.js'
 import { type DemoThread, startDemoThread } from './demo-thread.js'
@@ -75,7 +75,7 @@ async function fairness(demo: DemoThread) {
   await gateway.close()
 }
 
-/** 5. The estimate of a query whose fragments spread each other (2^60 paths when expanded). */
+/** 5. The analysis (estimate) of a query whose fragments spread each other (2^60 paths when expanded). */
 async function estimate() {
   console.log('\n5. estimate of a query whose fragments spread each other (60 levels, 2^60 paths)')
   let fragments =
@@ -88,11 +88,9 @@ async function estimate() {
   const operation = getOperationAST(document, undefined)
   if (!operation) throw new Error('no operation')
   const variables = getVariableValues(schema, [], {}).coerced ?? {}
-  const times = await timed(20, async () =>
-    estimateOperation(schema, document, operation, variables),
-  )
+  const times = await timed(20, async () => analyse(schema, document, operation, variables))
   console.log(
-    `${source.length} bytes, estimate ${estimateOperation(schema, document, operation, variables).calls} call(s): median ${percentile(times, 0.5).toFixed(2)} ms, max ${(times.at(-1) ?? 0).toFixed(2)} ms (uncached)`,
+    `${source.length} bytes, estimate ${analyse(schema, document, operation, variables).calls} call(s): median ${percentile(times, 0.5).toFixed(2)} ms, max ${(times.at(-1) ?? 0).toFixed(2)} ms (uncached)`,
   )
 }
 

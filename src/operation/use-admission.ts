@@ -1,5 +1,6 @@
 import {
   type DocumentNode,
+  type FieldNode,
   type GraphQLError,
   type GraphQLSchema,
   getArgumentValues,
@@ -57,27 +58,26 @@ export function useAdmission(limits: AdmissionLimits): Plugin<Context> {
       const variables = variablesOf(args.schema, args.document, operation, args.variableValues)
       if (variables.errors) return refuse(variables.errors)
       const analysis = analysisOf(args.schema, args.document, operation, variables.coerced)
-      const problems = [...analysis.refusals, ...argumentProblems(analysis, variables.coerced)]
-      if (problems.length > 0) return refuse(problems)
-      if (analysis.inParts && !acceptsParts(context.request)) {
-        return refuse([
-          refusal(
-            'NOT_ACCEPTABLE',
-            `@defer and @stream answer in parts: send Accept: ${INCREMENTAL_MEDIA_TYPES.join(' or ')}, or leave them out.`,
-          ),
-        ])
-      }
       const cost = () => ({
         estimated: analysis.calls,
         limit,
         upstreamCalls: scope.upstreamCalls,
         cacheHits: scope.cacheHits,
       })
-      const tooCostly = tooCostlyMessage(analysis, limits)
-      if (tooCostly) {
-        const extensions = { cost: cost() }
-        return refuse([refusal('QUERY_TOO_COSTLY', tooCostly, { extensions })], extensions)
+      const refusals = [...analysis.refusals, ...argumentProblems(analysis, variables.coerced)]
+      if (analysis.inParts && !acceptsParts(context.request)) {
+        refusals.push(
+          refusal(
+            'NOT_ACCEPTABLE',
+            `@defer and @stream answer in parts: send Accept: ${INCREMENTAL_MEDIA_TYPES.join(' or ')}, or leave them out.`,
+          ),
+        )
       }
+      const tooCostly = refusals.length === 0 && tooCostlyMessage(analysis, limits)
+      if (tooCostly) {
+        refusals.push(refusal('QUERY_TOO_COSTLY', tooCostly, { extensions: { cost: cost() } }))
+      }
+      if (refusals.length > 0) return refuse(refusals, { cost: cost() })
       context.plan = analysis
       /** What every response reports: the cost, and stale answers when there were any. */
       const extensions = (result: { extensions?: Record<string, unknown> }) => ({
@@ -108,24 +108,26 @@ export function useAdmission(limits: AdmissionLimits): Plugin<Context> {
   }
 }
 
-/** The arguments the analysis found checked, judged with this request's values. */
+/**
+ * The arguments the analysis found checked, judged with this request's values: one error per
+ * problem, located at every place in the document that asks it (fragments merged, as executed).
+ */
 function argumentProblems(analysis: Analysis, variables: Record<string, unknown>): GraphQLError[] {
-  const errors: GraphQLError[] = []
+  const found = new Map<string, { argument: string; message: string; nodes: FieldNode[] }>()
   for (const { field, node } of analysis.checked) {
     const args = getArgumentValues(field, node, variables)
     for (const check of checksOf(field) ?? []) {
       const problem = check(args)
-      if (problem) {
-        errors.push(
-          refusal('BAD_USER_INPUT', problem.message, {
-            nodes: node,
-            extensions: { argument: problem.argument },
-          }),
-        )
-      }
+      if (!problem) continue
+      const key = `${field.name}\n${problem.argument}\n${problem.message}`
+      const same = found.get(key)
+      if (same) same.nodes.push(node)
+      else found.set(key, { ...problem, nodes: [node] })
     }
   }
-  return errors
+  return [...found.values()].map(({ argument, message, nodes }) =>
+    refusal('BAD_USER_INPUT', message, { nodes, extensions: { argument } }),
+  )
 }
 
 /** Media types an answer in parts (@defer, @stream) can be sent in. */

@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql'
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { bugInField } from '../support/bug.js'
 import { startStack } from '../support/stack.js'
 

@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql'
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Fault } from '../../src/demo-upstream/faults.js'
 import { DEMO_TOKEN } from '../../src/demo-upstream/server.js'
 import { maskError } from '../../src/errors/graphql-errors.js'
@@ -186,16 +186,30 @@ describe('an error points at what failed', () => {
 
   it('by its path and its place in the document', async () => {
     const { body } = await stack.post(
-      `{\n  ok: company(${at}) { name }\n  bad: company(country: BE, number: "x") { name }\n}`,
+      `{\n  ok: company(${at}) { name }\n  bad: company(country: BE, number: "0000000097") { name }\n}`,
     )
     expect(body.data).toEqual({ ok: { name: company.name }, bad: null })
     expect(body.errors).toEqual([
       expect.objectContaining({
         path: ['bad'],
         locations: [{ line: 3, column: 3 }],
-        extensions: expect.objectContaining({ code: 'BAD_USER_INPUT' }),
+        extensions: expect.objectContaining({ code: 'NOT_FOUND' }),
       }),
     ])
+  })
+
+  it('a refused argument by its place in the document: the operation did not run, so no path', async () => {
+    const { body } = await stack.post(
+      `{\n  ok: company(${at}) { name }\n  bad: company(country: BE, number: "x") { name }\n}`,
+    )
+    expect(body.data).toBeUndefined()
+    expect(body.errors).toEqual([
+      expect.objectContaining({
+        locations: [{ line: 3, column: 3 }],
+        extensions: expect.objectContaining({ code: 'BAD_USER_INPUT', argument: 'number' }),
+      }),
+    ])
+    expect(body.errors?.[0]?.path).toBeUndefined()
   })
 
   it('a failed connection at the root nulls that field alone: the other root field is answered', async () => {

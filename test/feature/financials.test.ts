@@ -232,13 +232,15 @@ describe('the read that names a company is the read of its statements', () => {
         },
       },
     })
+    // The alike's statements once; the company's statements (whether it exists) and lookalikes.
     expect(demo.calls().map((c) => [c.path, c.query])).toEqual(
       expect.arrayContaining([
         [alikeStatements, wholeRead],
+        [`/v1/companies/${company.country}/${company.companyNumber}/financials`, wholeRead],
         [`/v1/companies/${company.country}/${company.companyNumber}/lookalikes`, {}],
       ]),
     )
-    expect(demo.calls()).toHaveLength(2)
+    expect(demo.calls()).toHaveLength(3)
   })
 
   it('across operations, with the cache on: financials after a name cost no call', async () => {

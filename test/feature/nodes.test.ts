@@ -191,11 +191,18 @@ describe('node(id)', () => {
     [globalId('Company', 'BE:0922.178.703'), 'a Company ID with dots'],
     [globalId('Company', 'BE:922178703'), 'a Company ID without the leading 0'],
     [globalId('List', '01001'), 'a List ID with a leading 0'],
-  ])('refuses %s (%s) with BAD_USER_INPUT and no upstream call', async (id) => {
+  ])('refuses %s (%s) with BAD_USER_INPUT before the operation runs', async (id) => {
     const result = await stack.execute(Node, { id })
-    expect(result.data).toEqual({ node: null })
-    expect(result.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
-      [['node'], 'BAD_USER_INPUT'],
+    expect(result.data).toBeUndefined()
+    expect(result.errors?.map((e) => [e.extensions?.argument, e.extensions?.code])).toEqual([
+      ['id', 'BAD_USER_INPUT'],
+    ])
+    expect(demo.calls()).toEqual([])
+    // In nodes(ids), the same ID is judged on its own: null with the error at its index.
+    const many = await stack.execute(Nodes, { ids: [id] })
+    expect(many.data).toEqual({ nodes: [null] })
+    expect(many.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+      [['nodes', 0], 'BAD_USER_INPUT'],
     ])
     expect(demo.calls()).toEqual([])
   })
@@ -299,23 +306,17 @@ describe('nodes(ids)', () => {
     ])
   })
 
-  it('a root field refused beside them nulls itself alone: every ID is answered', async () => {
+  it('a root field’s refused argument beside them refuses the operation before any ID is read', async () => {
     const ids = data.companies.slice(0, 2).map(companyId)
     const { body } = await stack.post(
       `query($ids: [ID!]!) { nodes(ids: $ids) { ... on Company { number financials(first: 1) { totalCount } } } lists(first: -1) { totalCount } }`,
       { ids },
     )
-    expect(body.data).toEqual({
-      nodes: data.companies.slice(0, 2).map((c) => ({
-        number: c.companyNumber,
-        financials: { totalCount: data.financialsOf(c).length },
-      })),
-      lists: null,
-    })
-    expect(body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
-      [['lists'], 'BAD_USER_INPUT'],
+    expect(body.data).toBeUndefined()
+    expect(body.errors?.map((e) => [e.extensions?.argument, e.extensions?.code])).toEqual([
+      ['first', 'BAD_USER_INPUT'],
     ])
-    expect(demo.calls()).toHaveLength(2)
+    expect(demo.calls()).toEqual([])
   })
 })
 

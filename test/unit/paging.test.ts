@@ -4,6 +4,7 @@ import {
   connectionKey,
   encodeCursor,
   type PageArgs,
+  pageArguments,
   pageOverOffsets,
 } from '../../src/schema/paging.js'
 
@@ -147,15 +148,29 @@ describe('refused before any fetch', () => {
     expect(c.fetches).toEqual([])
   }
 
-  it('first or last outside 0..500', async () => {
-    await refused({ first: 501 }, 'first')
-    await refused({ first: -1 }, 'first')
-    await refused({ last: 1000 }, 'last')
+  // Judged before the operation runs (src/operation/use-admission.ts), by the check every
+  // connection declares.
+  it.each([
+    [{ first: 501 }, 'first'],
+    [{ first: -1 }, 'first'],
+    [{ last: 1000 }, 'last'],
+    [{ first: 5, last: 5 }, 'last'],
+    [{ first: 0, last: 0 }, 'last'],
+    [{ before: 'garbage!' }, 'before'],
+    [{ after: Buffer.from('-1:things').toString('base64url') }, 'after'],
+  ])('pageArguments refuses %o, naming %s', (args, argument) => {
+    expect(pageArguments(args)).toEqual({ argument, message: expect.any(String) })
   })
 
-  it('first and last together', async () => {
-    await refused({ first: 5, last: 5 }, 'last')
-    await refused({ first: 0, last: 0 }, 'last')
+  it('pageArguments takes what a page may ask', () => {
+    for (const args of [
+      {},
+      { first: 0 },
+      { last: 500 },
+      { first: 3, after: encodeCursor('x', 3) },
+    ]) {
+      expect(pageArguments(args)).toBeUndefined()
+    }
   })
 
   it('a cursor of another connection, or garbage', async () => {
