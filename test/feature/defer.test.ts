@@ -637,3 +637,70 @@ describe('@stream', () => {
     })
   })
 })
+
+describe('@defer: the same first part every time (the repros of issue 27)', () => {
+  /** The first part of an answer in parts, while the reads `held` holds are held. */
+  const firstPart = async (query: string) => {
+    const parts = partsAsTheyArrive(
+      await stack.gateway.yoga.fetch('http://gateway.test/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'multipart/mixed', ...demoToken },
+        body: JSON.stringify({ query }),
+      }),
+    )
+    const first = (await parts.next()).value as Part
+    return {
+      first: { data: first.data, errors: first.errors?.map((e) => [e.path, e.extensions?.code]) },
+      rest: (async () => {
+        for await (const _ of parts);
+      })(),
+    }
+  }
+
+  it('a company whose statements fail beside a list whose deferred members are held: the same first part, twice, not waiting for them', async () => {
+    const statements = new RegExp(`/${claes.companyNumber}/financials$`)
+    demo.inject({ path: statements, status: 503 })
+    const members = demo.hold(/\/companies$/)
+    const query = `{ company(${companyArgs(claes)}) { number name }
+      list(listId: ${bigList.id}) { name ... @defer { companies(first: 3) { nodes { number } } } } }`
+    // The second time the list's type is known: its members read starts beside its details.
+    const answers = []
+    for (let time = 0; time < 2; time++) answers.push(await firstPart(query))
+    expect(answers[1]?.first).toEqual(answers[0]?.first)
+    expect(answers[0]?.first).toEqual({
+      data: { company: { number: claes.companyNumber, name: null }, list: { name: bigList.name } },
+      errors: [[['company', 'name'], 'UPSTREAM_ERROR']],
+    })
+    members.release()
+    await Promise.all(answers.map((a) => a?.rest))
+  })
+
+  it("a company's name in the first part never comes from another company's deferred read, however early it lands", async () => {
+    // `a` lists `b` among its shareholders: its deferred relationships read carries b's name.
+    const a = demo.data.companies.find((c) =>
+      demo.data.relationshipsOf(c).parents.some((p) => p.identifier),
+    )
+    const b = a && demo.data.relationshipsOf(a).parents.find((p) => p.identifier)?.identifier
+    if (!a || !b) throw new Error('no company with a shareholder company')
+    demo.inject({ path: new RegExp(`/${b.companyNumber}/financials$`), body: '{"identifier": ' })
+    const query = `{ a: company(${companyArgs(a)}) { number ... @defer { shareholders { name } } }
+      b: company(${companyArgs(b)}) { name } }`
+    const expected = {
+      data: { a: { number: a.companyNumber }, b: { name: null } },
+      errors: [[['b', 'name'], 'UPSTREAM_BAD_RESPONSE']],
+    }
+    // Its relationships read answered first, then held until after the first part.
+    const early = await firstPart(query)
+    expect(early.first).toEqual(expected)
+    await early.rest
+    const held = demo.hold(/\/relationships$/)
+    const late = await firstPart(query)
+    expect(late.first).toEqual(expected)
+    held.release()
+    await late.rest
+    // Asked alone, the same.
+    expect((await stack.post(`{ b: company(${companyArgs(b)}) { name } }`)).body.data).toEqual({
+      b: { name: null },
+    })
+  })
+})
