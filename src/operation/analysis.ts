@@ -1,8 +1,10 @@
 import {
+  type ASTNode,
   type DirectiveNode,
   type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
+  type GraphQLDirective,
   type GraphQLError,
   type GraphQLField,
   GraphQLIncludeDirective,
@@ -123,7 +125,9 @@ class Walker {
       if (checksOf(definition))
         for (const n of nodes) this.checked.set(n, { field: definition, node: n })
       const cost = costOfField(definition)
-      const args = cost ? this.argumentsOf(definition, node) : {}
+      const args = node.arguments?.length ? this.argumentsOf(definition, node) : {}
+      // Refused (see argumentsOf): the operation will not run.
+      if (!args) continue
       let reads = cost?.unlessCarried && knowledge === 'carried' ? 0 : readsOf(cost?.reads, args)
       if (cost?.sharedRead !== undefined && reads > 0) {
         shared.add(cost.sharedRead)
@@ -194,36 +198,45 @@ class Walker {
 
   /** @stream makes an answer in parts; its initialCount must be 0 or more. */
   private noteStream(node: FieldNode) {
-    const values = this.directiveValues('stream', node.directives)
+    const values = this.directiveValues(this.schema.getDirective('stream'), node.directives)
     if (values === undefined || values.if === false) return
     this.inParts = true
     const count = values.initialCount
     if (typeof count !== 'number' || count < 0) {
-      this.refusals.push(
-        refusal('BAD_USER_INPUT', '@stream’s initialCount must be 0 or more.', {
-          nodes: node,
-          extensions: { argument: 'initialCount' },
-        }),
-      )
+      this.refuse('@stream’s initialCount must be 0 or more.', node, 'initialCount')
     }
   }
 
   private isOn(name: string, directives: readonly DirectiveNode[] | undefined) {
-    const values = this.directiveValues(name, directives)
+    const values = this.directiveValues(this.schema.getDirective(name), directives)
     return values !== undefined && values.if !== false
   }
 
-  private directiveValues(name: string, directives: readonly DirectiveNode[] | undefined) {
-    const directive = directives?.length ? this.schema.getDirective(name) : undefined
-    return directive ? getDirectiveValues(directive, { directives }, this.variables) : undefined
+  private included(directives: readonly DirectiveNode[] | undefined) {
+    if (this.directiveValues(GraphQLSkipDirective, directives)?.if === true) return false
+    return this.directiveValues(GraphQLIncludeDirective, directives)?.if !== false
   }
 
-  private included(directives: readonly DirectiveNode[] | undefined) {
-    if (!directives?.length) return true
-    const node = { directives }
-    const { variables } = this
-    if (getDirectiveValues(GraphQLSkipDirective, node, variables)?.if === true) return false
-    return getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if !== false
+  /**
+   * A directive's arguments as execution will see them; one it cannot take (an explicit null for
+   * a variable with a default, where a value is required) is refused now, not when it runs.
+   */
+  private directiveValues(
+    directive: GraphQLDirective | null | undefined,
+    directives: readonly DirectiveNode[] | undefined,
+  ) {
+    if (!directive || !directives?.length) return undefined
+    try {
+      return getDirectiveValues(directive, { directives }, this.variables)
+    } catch (error) {
+      this.refuse((error as Error).message, (error as GraphQLError).nodes?.[0])
+      return undefined
+    }
+  }
+
+  private refuse(message: string, node: ASTNode | undefined, argument?: string) {
+    const extensions = argument === undefined ? {} : { argument }
+    this.refusals.push(refusal('BAD_USER_INPUT', message, { nodes: node, extensions }))
   }
 
   private applies(condition: NamedTypeNode | undefined, type: GraphQLObjectType) {
@@ -241,12 +254,13 @@ class Walker {
     return type.getFields()[name]
   }
 
-  /** A field's arguments as execution will see them (defaults applied); {} when they are invalid. */
+  /** A field's arguments as execution will see them (defaults applied); refused as directives'. */
   private argumentsOf(definition: GraphQLField<unknown, unknown>, node: FieldNode) {
     try {
       return getArgumentValues(definition, node, this.variables)
-    } catch {
-      return {}
+    } catch (error) {
+      this.refuse((error as Error).message, node)
+      return undefined
     }
   }
 

@@ -42,7 +42,6 @@ export interface AdmissionLimits {
 
 export function useAdmission(limits: AdmissionLimits): Plugin<Context> {
   const analysisOf = analysisCache()
-  const variablesOf = coerceVariables()
   const { maxOperationCost: limit } = limits
   return {
     onExecute({ args, setResultAndStopExecution }) {
@@ -55,7 +54,7 @@ export function useAdmission(limits: AdmissionLimits): Plugin<Context> {
         scope.end()
         setResultAndStopExecution({ errors, ...(extensions ? { extensions } : {}) })
       }
-      const variables = variablesOf(args.schema, args.document, operation, args.variableValues)
+      const variables = coerceVariables(args.schema, operation, args.variableValues)
       if (variables.errors) return refuse(variables.errors)
       const analysis = analysisOf(args.schema, args.document, operation, variables.coerced)
       const cost = () => ({
@@ -64,7 +63,10 @@ export function useAdmission(limits: AdmissionLimits): Plugin<Context> {
         upstreamCalls: scope.upstreamCalls,
         cacheHits: scope.cacheHits,
       })
-      const refusals = [...analysis.refusals, ...argumentProblems(analysis, variables.coerced)]
+      // Arguments execution could not even evaluate come first: they are not checked further.
+      const refusals = analysis.refusals.length
+        ? [...analysis.refusals]
+        : argumentProblems(analysis, variables.coerced)
       if (analysis.inParts && !acceptsParts(context.request)) {
         refusals.push(
           refusal(
@@ -138,61 +140,23 @@ const acceptsParts = (request: Request) =>
   (request.headers.get('accept') ?? '').split(', ').some((t) => INCREMENTAL_MEDIA_TYPES.includes(t))
 
 /**
- * The variables of an operation used where a value is required (a non-null argument, `@include`'s
- * `if`), per operation. A nullable variable with a default may stand there (the GraphQL spec
- * allows it), and then an explicit `null` for it passes coercion but fails execution with an
- * uncoded error; it is refused up front instead.
- */
-function requiredVariables() {
-  const known = new WeakMap<OperationDefinitionNode, Map<string, VariableNode>>()
-  return (schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode) => {
-    let required = known.get(operation)
-    if (!required) {
-      required = new Map()
-      const context = new ValidationContext(schema, document, new TypeInfo(schema), () => {})
-      for (const usage of context.getRecursiveVariableUsages(operation)) {
-        if (usage.type && isNonNullType(usage.type)) required.set(usage.node.name.value, usage.node)
-      }
-      known.set(operation, required)
-    }
-    return required
-  }
-}
-
-/**
  * An operation's variables coerced (defaults included, so no way of passing a value escapes the
- * analysis), or the BAD_USER_INPUT errors that refuse it: a value that does not coerce, or a null
- * where a value is required (see `requiredVariables`).
+ * analysis), or the BAD_USER_INPUT errors of those that do not coerce. (A null the arguments cannot
+ * take is refused by the analysis, which evaluates every argument as execution will.)
  */
-function coerceVariables() {
-  const requiredOf = requiredVariables()
-  return (
-    schema: GraphQLSchema,
-    document: DocumentNode,
-    operation: OperationDefinitionNode,
-    values: Readonly<Record<string, unknown>> | null | undefined,
-  ): { coerced: Record<string, unknown>; errors?: never } | { errors: GraphQLError[] } => {
-    const variables = getVariableValues(schema, operation.variableDefinitions ?? [], values ?? {}, {
-      maxErrors: 20,
-    })
-    if (variables.errors) {
-      return {
-        errors: variables.errors.map((e) =>
-          refusal('BAD_USER_INPUT', e.message, { nodes: e.nodes, originalError: undefined }),
-        ),
-      }
-    }
-    const nulls = [...requiredOf(schema, document, operation)].filter(
-      ([name]) => variables.coerced[name] === null,
-    )
-    if (nulls.length === 0) return { coerced: variables.coerced }
-    return {
-      errors: nulls.map(([name, node]) =>
-        refusal('BAD_USER_INPUT', `Variable "$${name}" is null where a value is required.`, {
-          nodes: node,
-        }),
-      ),
-    }
+function coerceVariables(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  values: Readonly<Record<string, unknown>> | null | undefined,
+): { coerced: Record<string, unknown>; errors?: never } | { errors: GraphQLError[] } {
+  const variables = getVariableValues(schema, operation.variableDefinitions ?? [], values ?? {}, {
+    maxErrors: 20,
+  })
+  if (!variables.errors) return { coerced: variables.coerced }
+  return {
+    errors: variables.errors.map((e) =>
+      refusal('BAD_USER_INPUT', e.message, { nodes: e.nodes, originalError: undefined }),
+    ),
   }
 }
 

@@ -33,7 +33,10 @@ const person = fc.record({
   lastName: fc.constantFrom('Martin', 'Peeters'),
   jobTitle: fc.constantFrom('Sales representative', 'CEO', null),
 })
-const people = fc.array(person, { minLength: own.length, maxLength: own.length })
+const people: fc.Arbitrary<Person[]> = fc.array(person, {
+  minLength: own.length,
+  maxLength: own.length,
+})
 /** Distinct contactIds, one per demo contact. */
 const contactIds = fc.uniqueArray(fc.integer({ min: 1, max: 9_000_000 }), {
   minLength: own.length,
