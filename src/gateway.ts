@@ -19,7 +19,7 @@ import { useKnownPaths } from './http/use-known-paths.js'
 import { useMetricsEndpoint } from './http/use-metrics-endpoint.js'
 import { usePersistedDocuments } from './http/use-persisted-documents.js'
 import { useRequestId } from './http/use-request-id.js'
-import { useUnreadableRequest } from './http/use-unreadable-request.js'
+import { useRequestParams } from './http/use-request-params.js'
 import { yogaLogger } from './http/yoga-logger.js'
 import type { Logger } from './observability/logger.js'
 import { GatewayMetrics } from './observability/metrics.js'
@@ -119,7 +119,7 @@ export function createGateway(
       useIncrementalErrorMasking((error) => maskError(error, UNEXPECTED_ERROR, !config.production)),
       useIncrementalErrorsOnce(),
       // After every request parser is set (yoga's own come first).
-      useUnreadableRequest(),
+      useRequestParams(config.persistedDocuments !== undefined),
       useBodyLimit(config.maxBodyBytes),
     ],
     maskedErrors: { maskError, errorMessage: UNEXPECTED_ERROR, isDev: !config.production },

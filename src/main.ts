@@ -2,7 +2,7 @@ import { createServer } from 'node:http'
 import { ConfigError, loadConfig, startWarnings } from './config.js'
 import type { DemoUpstream } from './demo-upstream/server.js'
 import { createGateway } from './gateway.js'
-import { trackConnections } from './http/drain.js'
+import { trackRequests } from './http/drain.js'
 import { createLogger } from './observability/logger.js'
 import { startTelemetry } from './observability/tracing-sdk.js'
 
@@ -61,7 +61,8 @@ try {
 }
 await gateway.warm()
 const server = createServer(gateway.yoga)
-const connections = trackConnections(server)
+// The drain's end: nothing in flight and no request for this long.
+const requests = trackRequests(server, 500)
 server.on('error', (error) => {
   logger.error(`Cannot listen on ${config.host}:${config.port}: ${error.message}`)
   process.exit(1)
@@ -72,28 +73,23 @@ server.listen(config.port, config.host, () => {
 })
 
 /**
- * Drain (SIGTERM, SIGINT): /ready answers 503 at once, no new connection is taken, connections
- * with no request in flight close now (idle keep-alive ones, and those that sent no complete
- * request) and busy ones after their current response; operations in flight finish. Exits 0 as
- * soon as every connection is gone and the upstream client, demo and telemetry are closed, and
- * at the latest after SHUTDOWN_TIMEOUT_MS: what is still open then is cut or left behind, and
- * the log says what.
+ * Drain (SIGTERM, SIGINT): /ready answers 503 and every response closes its connection, but the
+ * server keeps listening and answers every request it receives, so no connection is reset. Once
+ * nothing is in flight and no request has come for 500 ms, or at SHUTDOWN_TIMEOUT_MS (what is
+ * unanswered then gets a 503), it stops listening, closes the upstream client, demo and
+ * telemetry (bounded by the same deadline) and exits 0.
  */
 async function shutdown(signal: string) {
   const deadline = Date.now() + config.shutdownTimeoutMs
   logger.info(`${signal} received: draining (at most ${config.shutdownTimeoutMs} ms)`)
   gateway.drain()
-  const drained = new Promise<void>((resolve) => server.close(() => resolve()))
-  connections.drain()
-  if (!(await settlesBefore(drained, deadline))) {
+  if (!(await settlesBefore(requests.quiet(), deadline))) {
     logger.warn(
-      { connections: connections.size },
-      'SHUTDOWN_TIMEOUT_MS reached: closing what is still open',
+      { inFlight: requests.size },
+      'SHUTDOWN_TIMEOUT_MS reached: answering 503 to the requests still in flight',
     )
-    connections.destroyAll()
   }
-  // Closing waits for what is in flight (an upstream pool for its requests, a readiness check
-  // included): bounded by the same deadline, then the process exits anyway.
+  requests.stop()
   const unfinished = new Set(['upstream client', 'telemetry'])
   if (demo) unfinished.add('demo upstream')
   const closing = (name: string, close: () => Promise<unknown>) =>

@@ -72,7 +72,7 @@ export const ERROR_CODES = {
   },
   BAD_REQUEST: {
     retryable: false,
-    when: 'The HTTP request is not a GraphQL request the gateway takes (a malformed body or parameter, both a query and a documentId, a Content-Length that is not a number); HTTP 415 for a POST body of a Content-Type the gateway does not read.',
+    when: 'The HTTP request is not a well-formed GraphQL request (a body that is not one JSON object, a parameter of the wrong type or unknown, no query, both a query and a documentId, a Content-Length that is not a number): HTTP 400 whatever the Accept; 405 for a method other than GET and POST, 415 for a POST body of a Content-Type the gateway does not read.',
   },
   REQUEST_ENTITY_TOO_LARGE: {
     retryable: false,

@@ -1,11 +1,10 @@
 import type { Server, ServerResponse } from 'node:http'
-import type { Socket } from 'node:net'
 import type { Plugin } from 'graphql-yoga'
 
 /**
  * While the process drains (SIGTERM), every response asks its client to close the connection
- * (`Connection: close`): a keep-alive connection ends after its current response instead of
- * waiting for the keep-alive timeout, so the process exits as soon as its work is done.
+ * (`Connection: close`, over the `keep-alive` yoga gives a stream): node then closes a
+ * connection after its response, never before one, so no request on it is cut.
  */
 export function useDrain(draining: () => boolean): Plugin {
   return {
@@ -16,54 +15,47 @@ export function useDrain(draining: () => boolean): Plugin {
 }
 
 /**
- * The connections of a node:http server, for the drain. Once `drain()` is called, a connection
- * is closed as soon as it has no request in flight: at once when it has none (a connection that
- * never sent a request, or only part of one: no response was promised to it), otherwise when
- * its last response ends, even one whose headers went out before the drain with `Connection:
- * keep-alive` (a @defer stream). A request is in flight from its last byte received, or its
- * response's first byte sent, until its response ends.
- *
- * node:http alone does not do this: `server.close()` and `closeIdleConnections()` close only the
- * keep-alive connections idle at that moment, so a silent or half-sent connection, or one that
- * becomes idle during the drain, holds the process until its keep-alive, headers or request
- * timeout. The libraries that do it (http-terminator, stoppable) are not dependencies, and it is
- * a few lines over node's own events.
+ * The requests of a node:http server in flight, from their headers to the end of their response.
+ * The server keeps listening while it drains: `quiet` resolves once nothing is in flight and no
+ * request has come for `quietMs`, and `stop` then stops listening.
  */
-export function trackConnections(server: Server) {
-  const open = new Map<Socket, Set<ServerResponse>>()
-  let draining = false
-  const inFlight = (res: ServerResponse) => res.headersSent || res.req.complete
-  const closeIfIdle = (socket: Socket) => {
-    const responses = open.get(socket)
-    if (!draining || !responses || [...responses].some(inFlight)) return
-    // Ends once what was written to it is flushed (the end of a stream), then closes.
-    socket.destroySoon()
+export function trackRequests(server: Server, quietMs: number) {
+  const inFlight = new Set<ServerResponse>()
+  let onQuiet: (() => void) | undefined
+  let timer: NodeJS.Timeout | undefined
+  const wait = () => {
+    clearTimeout(timer)
+    if (onQuiet && inFlight.size === 0) timer = setTimeout(onQuiet, quietMs)
   }
-  server.on('connection', (socket: Socket) => {
-    open.set(socket, new Set())
-    socket.once('close', () => open.delete(socket))
-  })
-  server.on('request', (req, res: ServerResponse) => {
-    const responses = open.get(req.socket)
-    responses?.add(res)
+  server.on('request', (_req, res: ServerResponse) => {
+    inFlight.add(res)
+    clearTimeout(timer)
     res.once('close', () => {
-      responses?.delete(res)
-      closeIfIdle(req.socket)
+      inFlight.delete(res)
+      wait()
     })
   })
   return {
-    /** How many connections are open. */
+    /** How many requests are in flight. */
     get size() {
-      return open.size
+      return inFlight.size
     },
-    /** From now on a connection closes as soon as it has no request in flight. */
-    drain() {
-      draining = true
-      for (const socket of open.keys()) closeIfIdle(socket)
-    },
-    /** Cuts every connection, requests in flight or not. */
-    destroyAll() {
-      for (const socket of open.keys()) socket.destroy()
+    /** Resolves once nothing is in flight and no request has come for `quietMs`. */
+    quiet: () =>
+      new Promise<void>((resolve) => {
+        onQuiet = resolve
+        wait()
+      }),
+    /**
+     * Stops listening and closes the idle connections; what is still in flight (the deadline
+     * came) is answered 503 if nothing of its response was sent, or cut if it was streaming.
+     */
+    stop() {
+      server.close()
+      for (const res of inFlight) {
+        if (res.headersSent) res.destroy()
+        else res.writeHead(503, { connection: 'close', 'retry-after': '1' }).end()
+      }
     },
   }
 }

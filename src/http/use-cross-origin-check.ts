@@ -17,10 +17,11 @@ export function useCrossOriginCheck(allowed: (origin: string | null) => boolean)
     onRequestParse({ request }) {
       const origin = request.headers.get('origin')
       if (!fromOtherOrigin(request, origin) || allowed(origin)) return
+      // The Origin header is not repeated: no caller input is echoed.
       throw httpError(
         'ORIGIN_NOT_ALLOWED',
         403,
-        `Pages of ${origin === null ? 'another origin' : `the origin ${origin}`} may not call this gateway (CORS_ORIGINS).`,
+        'Pages of this origin may not call this gateway (CORS_ORIGINS).',
       )
     },
   }

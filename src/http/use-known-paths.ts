@@ -8,12 +8,12 @@ import { errorResponse } from '../errors/error-response.js'
  */
 export function useKnownPaths(paths: readonly string[]): Plugin {
   const known = new Set(paths)
+  // The path asked for is not repeated: no caller input is echoed.
+  const message = `Nothing is served at this path; the gateway serves ${paths.join(', ')}.`
   return {
     onRequest({ url, endResponse, fetchAPI }) {
       if (known.has(url.pathname)) return
-      endResponse(
-        errorResponse(fetchAPI.Response, 404, 'NOT_FOUND', `Nothing is served at ${url.pathname}.`),
-      )
+      endResponse(errorResponse(fetchAPI.Response, 404, 'NOT_FOUND', message))
     },
   }
 }

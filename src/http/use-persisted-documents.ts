@@ -4,7 +4,7 @@ import { parse } from 'graphql'
 import type { GraphQLParams, Plugin } from 'graphql-yoga'
 import { z } from 'zod'
 import { type Config, ConfigError } from '../config.js'
-import { refusal } from '../errors/graphql-errors.js'
+import { httpError, refusal } from '../errors/graphql-errors.js'
 
 /**
  * Persisted documents (PERSISTED_DOCUMENTS, PERSISTED_DOCUMENTS_ONLY in contract/runtime.md).
@@ -25,11 +25,12 @@ import { refusal } from '../errors/graphql-errors.js'
  * - an id the manifest does not hold: PERSISTED_QUERY_NOT_FOUND (Apollo clients then resend the
  *   query text, which runs unless PERSISTED_DOCUMENTS_ONLY);
  * - with PERSISTED_DOCUMENTS_ONLY, a request with a `query`: PERSISTED_QUERY_ONLY;
- * - neither a query nor an id, or both a query and a `documentId`: BAD_REQUEST.
+ * - neither a query nor an id: BAD_REQUEST, HTTP 400, as every malformed request (both a query
+ *   and a `documentId` are refused as the request is read: use-request-params.ts).
  *
- * They answer like the gateway's other refusals before execution: HTTP 400 to
- * application/graphql-response+json, 200 to application/json (GraphQL over HTTP), and they reach
- * the operation log and `gateway_operations_total` as `refused` (no `data`).
+ * The first two answer like the gateway's other refusals before execution: HTTP 400 to
+ * application/graphql-response+json, 200 to application/json (GraphQL over HTTP). All reach the
+ * operation log and `gateway_operations_total` as `refused` (no `data`).
  *
  * Neither setting: no plugin at all, so requests pay nothing for the feature.
  */
@@ -93,14 +94,6 @@ export function lookUp(documents: ReadonlyMap<string, string>, id: string): stri
   return documents.get(id) ?? documents.get(`sha256:${id}`) ?? null
 }
 
-/** GraphQL over HTTP's `documentId`: the POST body's, or a GET's query string's (yoga drops it). */
-function documentIdOf(params: GraphQLParams, request: Request): unknown {
-  if (request.method === 'GET') {
-    return new URL(request.url).searchParams.get('documentId') ?? undefined
-  }
-  return (params as GraphQLParams & { documentId?: unknown }).documentId
-}
-
 /** Apollo's automatic persisted queries: `extensions.persistedQuery.sha256Hash`. */
 function apolloHashOf(params: GraphQLParams): unknown {
   const persisted: unknown = params.extensions?.persistedQuery
@@ -131,22 +124,12 @@ export function usePersistedDocuments(settings: PersistedDocumentSettings): Plug
   }
   const documents = loadPersistedDocuments(path)
   // The id a request names; `documentId` first, as GraphQL over HTTP defines it.
-  const idOf = (params: GraphQLParams, request: Request): string | null => {
-    const documentId = documentIdOf(params, request)
-    if (typeof documentId === 'string' && documentId !== '') return documentId
+  const idOf = (params: GraphQLParams & { documentId?: string }): string | null => {
+    if (params.documentId !== undefined) return params.documentId
     const hash = apolloHashOf(params)
     return typeof hash === 'string' && hash !== '' ? hash : null
   }
   return [
-    {
-      // A `documentId` with a `query` is ambiguous: refused rather than one silently ignored.
-      onParams({ params, request }) {
-        const documentId = documentIdOf(params, request)
-        if (params.query && documentId !== undefined && documentId !== null) {
-          throw refusal('BAD_REQUEST', 'Send either a query or a documentId, not both.')
-        }
-      },
-    },
     usePersistedOperations({
       allowArbitraryOperations: !only,
       extractPersistedOperationId: idOf,
@@ -160,8 +143,9 @@ export function usePersistedDocuments(settings: PersistedDocumentSettings): Plug
             'PersistedQueryOnly: only persisted documents run here; send a documentId instead of a query.',
           ),
         keyNotFound: () =>
-          refusal(
+          httpError(
             'BAD_REQUEST',
+            400,
             only
               ? 'Must provide a documentId: only persisted documents run here.'
               : 'Must provide a query string or a documentId.',

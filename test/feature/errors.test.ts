@@ -85,7 +85,7 @@ describe('refused before execution, with a code and no upstream call', () => {
     },
   )
 
-  it('an operationName the document does not hold → OPERATION_RESOLUTION_FAILURE (yoga’s code)', async () => {
+  it('an operationName the document does not hold → OPERATION_RESOLUTION_FAILURE', async () => {
     const response = await stack.request({
       headers: demoToken,
       body: { query: 'query A { lists { totalCount } }', operationName: 'B' },

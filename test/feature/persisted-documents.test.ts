@@ -294,8 +294,9 @@ describe('GRAPHIQL', () => {
     const page = await get(off, {}, browser)
     expect(page.contentType ?? '').not.toMatch(/html/)
     expect(page.text).not.toMatch(/<html/i)
-    // `*/*` picks application/json, where a request error answers 200 (GraphQL over HTTP).
+    // `*/*` picks application/json; a GET without a query is malformed: 400 (GraphQL over HTTP).
     expect(page.contentType).toMatch(/^application\/json/)
+    expect(page.status).toBe(400)
     expect(JSON.parse(page.text).errors[0].extensions.code).toBe('BAD_REQUEST')
 
     // A query sent as a browser page request is refused before it runs: no page, no paid call.

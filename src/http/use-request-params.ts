@@ -1,0 +1,140 @@
+import { getOperationAST } from 'graphql'
+import type { GraphQLParams, Plugin } from 'graphql-yoga'
+import { errorResponse } from '../errors/error-response.js'
+import { httpError, refusal } from '../errors/graphql-errors.js'
+
+/**
+ * The parameters of a GraphQL-over-HTTP request, read one way from a GET's query string, a form
+ * and a JSON body (yoga reads each its own way: a GET dropped unknown and empty parameters a JSON
+ * body was refused for, and its refusals answered 200 or 400 by path). A request that is not
+ * well formed is BAD_REQUEST, HTTP 400 whatever the Accept (GraphQL over HTTP), and no message
+ * repeats what the caller sent.
+ */
+
+/** Each parameter a request may give, and what it must be. */
+const PARAMETERS = new Map<string, 'string' | 'object'>([
+  ['query', 'string'],
+  ['operationName', 'string'],
+  ['variables', 'object'],
+  ['extensions', 'object'],
+  ['documentId', 'string'],
+])
+const NAMES = [...PARAMETERS.keys()].join(', ')
+
+const malformed = (message: string) => httpError('BAD_REQUEST', 400, message)
+
+/** What a form's or URL's text value holds: JSON for an object parameter. */
+function decoded(name: string, value: string): unknown {
+  if (PARAMETERS.get(name) !== 'object') return value
+  try {
+    return JSON.parse(value)
+  } catch {
+    throw malformed(`The ${name} parameter is not JSON.`)
+  }
+}
+
+/**
+ * The parameters of `raw`, each of its type. Null, absent and empty are the same: not given (a
+ * URL has no null). A query is needed unless `documents` (PERSISTED_DOCUMENTS) may stand for it.
+ */
+function paramsOf(raw: unknown, documents: boolean, encoded: boolean): GraphQLParams {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw malformed('The body must be one JSON object: one operation per request.')
+  }
+  const params: Record<string, unknown> = {}
+  for (const [name, given] of Object.entries(raw)) {
+    if (given === null || given === '') continue
+    const type = PARAMETERS.get(name)
+    if (type === undefined) throw malformed(`Unknown parameter: a request has only ${NAMES}.`)
+    const value = encoded ? decoded(name, given as string) : given
+    if (value === null) continue
+    if (
+      type === 'object' ? typeof value !== 'object' || Array.isArray(value) : typeof value !== type
+    ) {
+      throw malformed(
+        `The ${name} parameter must be ${type === 'object' ? 'an object' : 'a string'}.`,
+      )
+    }
+    params[name] = value
+  }
+  if (params.query !== undefined && params.documentId !== undefined) {
+    throw malformed('Send either a query or a documentId, not both.')
+  }
+  // With a manifest, usePersistedDocuments decides between a query and a document's id.
+  if (params.query === undefined && !documents) throw malformed('Must provide a query.')
+  return params as GraphQLParams
+}
+
+/** The media type of a Content-Type header, lowercased, without parameters. */
+const mediaType = (request: Request) =>
+  request.headers.get('content-type')?.split(',')[0]?.split(';')[0]?.trim().toLowerCase()
+
+/**
+ * Reads every GET and POST to the endpoint (a POST of another Content-Type: 415), and refuses an
+ * operationName that names no operation of the document with OPERATION_RESOLUTION_FAILURE, as it
+ * refuses an invalid document (200 to application/json, 400 to application/graphql-response+json).
+ * `documents`: PERSISTED_DOCUMENTS is set.
+ */
+export function useRequestParams(documents: boolean): Plugin {
+  const fromText = (text: string) =>
+    paramsOf(Object.fromEntries(new URLSearchParams(text)), documents, true)
+  return {
+    onRequestParse({ request, url, setRequestParser, endResponse, fetchAPI }) {
+      if (request.method === 'GET') return setRequestParser(() => fromText(url.search))
+      // Other methods: yoga's 405 follows.
+      if (request.method !== 'POST') return
+      const type = mediaType(request)
+      if (type === 'application/json' || type === 'application/graphql+json') {
+        return setRequestParser(async (body) => {
+          const text = await body.text()
+          let raw: unknown
+          try {
+            raw = JSON.parse(text)
+          } catch {
+            throw malformed('The body is not JSON.')
+          }
+          return paramsOf(raw, documents, false)
+        })
+      }
+      if (type === 'application/x-www-form-urlencoded') {
+        return setRequestParser(async (body) => fromText(await body.text()))
+      }
+      if (type === 'application/graphql') {
+        return setRequestParser(async (body) =>
+          paramsOf({ query: await body.text() }, documents, false),
+        )
+      }
+      endResponse(
+        errorResponse(
+          fetchAPI.Response,
+          415,
+          'BAD_REQUEST',
+          'The gateway does not read a body of this Content-Type: send application/json.',
+        ),
+      )
+    },
+    onParse() {
+      return ({ result, context: { params, request } }) => {
+        if (result instanceof Error) return
+        const operation = getOperationAST(result, params.operationName)
+        if (!operation) {
+          throw refusal(
+            'OPERATION_RESOLUTION_FAILURE',
+            params.operationName
+              ? 'The document has no operation of that operationName.'
+              : 'The document has no operation, or several: name one with operationName.',
+          )
+        }
+        // yoga answers a mutation over GET 405 before validation finds, as it does over POST,
+        // that the schema has none.
+        if (operation.operation === 'mutation' && request.method === 'GET') {
+          throw refusal(
+            'GRAPHQL_VALIDATION_FAILED',
+            'This gateway is read-only: it has no mutations, only queries.',
+            { nodes: operation },
+          )
+        }
+      }
+    },
+  }
+}
