@@ -48,7 +48,8 @@ export interface Analysis {
   checked: readonly { field: GraphQLField<unknown, unknown>; node: FieldNode }[]
   /** Field nodes the first payload holds: reached through no @defer'red fragment. */
   firstPart: ReadonlySet<FieldNode>
-  /** Field nodes at or below which an upstream read is made. */
+  /** Field nodes at or below which an upstream read is made (beside a company's own statements
+   *  read, which its field waits for). */
   reading: ReadonlySet<FieldNode>
   /** Some @defer or @stream is on: the answer comes in parts. */
   inParts: boolean
@@ -59,6 +60,8 @@ export interface Analysis {
 interface Cost {
   calls: number
   objects: number
+  /** Some field of the selection reads, or one below it, beside what its object waits for. */
+  reads: boolean
 }
 
 /** A selection set and whether it is reached through a deferred fragment. */
@@ -100,6 +103,7 @@ class Walker {
       cost = {
         calls: Math.max(0, ...costs.map((c) => c.calls)),
         objects: Math.max(0, ...costs.map((c) => c.objects)),
+        reads: costs.some((c) => c.reads),
       }
       this.memo.set(key, cost)
     }
@@ -110,7 +114,7 @@ class Walker {
     const { fields, parts } = this.collect(type, entries)
     // Fields of one object that share a read make it once; an unverified company, its statements.
     const shared = new Set<string>(knowledge === 'unverified' ? [STATEMENTS] : [])
-    const total: Cost = { calls: 0, objects: 0 }
+    const total: Cost = { calls: 0, objects: 0, reads: false }
     for (const occurrences of fields.values()) {
       const nodes = occurrences.map((o) => o.node)
       const node = nodes[0] as FieldNode
@@ -129,10 +133,13 @@ class Walker {
       // Refused (see argumentsOf): the operation will not run.
       if (!args) continue
       let reads = cost?.unlessCarried && knowledge === 'carried' ? 0 : readsOf(cost?.reads, args)
+      // A company asked for by number waits for its statements read: already in flight.
+      const awaited = knowledge === 'unverified' && cost?.sharedRead === STATEMENTS
       if (cost?.sharedRead !== undefined && reads > 0) {
         shared.add(cost.sharedRead)
         reads = 0
-        for (const n of nodes) this.reading.add(n)
+        if (!awaited) for (const n of nodes) this.reading.add(n)
+        total.reads ||= !awaited
       }
       const below = occurrences.flatMap((o) =>
         o.node.selectionSet ? [{ set: o.node.selectionSet, deferred: o.deferred }] : [],
@@ -144,10 +151,12 @@ class Walker {
       const children =
         below.length > 0
           ? this.costOf(getNamedType(definition.type), below, known)
-          : { calls: 0, objects: 0 }
-      const calls = reads + fanOut * children.calls
-      if (calls > 0) for (const n of nodes) this.reading.add(n)
-      total.calls += calls
+          : { calls: 0, objects: 0, reads: false }
+      if (reads > 0 || children.reads) {
+        for (const n of nodes) this.reading.add(n)
+        total.reads = true
+      }
+      total.calls += reads + fanOut * children.calls
       if (below.length > 0) total.objects += 1 + fanOut * children.objects
     }
     total.calls += shared.size
@@ -288,7 +297,7 @@ export function analyse(
   const root = schema.getRootType(operation.operation)
   const cost = root
     ? walker.costOf(root, [{ set: operation.selectionSet, deferred: false }], 'carried')
-    : { calls: 0, objects: 0 }
+    : { calls: 0, objects: 0, reads: false }
   return {
     ...cost,
     checked: [...walker.checked.values()],

@@ -1,5 +1,6 @@
 import {
   defaultFieldResolver,
+  type FieldNode,
   type GraphQLObjectType,
   type GraphQLResolveInfo,
   getArgumentValues,
@@ -30,7 +31,7 @@ export function startReadsBelow(
   waiting: Promise<unknown>,
 ): void {
   const reading = ctx.plan?.reading
-  if (!reading) return
+  if (!reading?.has(info.fieldNodes[0] as FieldNode)) return
   let waits = true
   waiting.then(
     () => (waits = false),
