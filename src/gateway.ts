@@ -27,11 +27,9 @@ import { propagateOnly, type Telemetry } from './observability/tracing-sdk.js'
 import { operationShapeLimits } from './operation/shape-limits.js'
 import { useAdmission } from './operation/use-admission.js'
 import { useExecutionCancellation } from './operation/use-execution-cancellation.js'
-import { useIncrementalErrorMasking } from './operation/use-incremental-error-masking.js'
-import { useIncrementalErrorsOnce } from './operation/use-incremental-errors-once.js'
+import { useIncrementalErrors } from './operation/use-incremental-errors.js'
 import { useOperationLog } from './operation/use-operation-log.js'
 import { useOperationTracing } from './operation/use-operation-tracing.js'
-import { useValidationRetryable } from './operation/use-validation-retryable.js'
 import { WARM_UP } from './operation/warm-up.js'
 import { schema } from './schema/index.js'
 import { Begins } from './upstream/begin.js'
@@ -109,15 +107,13 @@ export function createGateway(
       // documentId / Apollo hash → the manifest's document (read now; none without a manifest).
       ...usePersistedDocuments(config),
       ...operationShapeLimits(config),
-      useValidationRetryable(),
       // Variables, arguments, Accept for parts and the cost: refused before anything runs.
       useAdmission(config),
       // A client that goes away stops the execution of its operation, not only its reads.
       useExecutionCancellation(),
       // @defer and @stream over multipart/mixed and text/event-stream.
       useDeferStream(),
-      useIncrementalErrorMasking((error) => maskError(error, UNEXPECTED_ERROR, !config.production)),
-      useIncrementalErrorsOnce(),
+      useIncrementalErrors((error) => maskError(error, UNEXPECTED_ERROR, !config.production)),
       // After every request parser is set (yoga's own come first).
       useRequestParams(config.persistedDocuments !== undefined),
       useBodyLimit(config.maxBodyBytes),

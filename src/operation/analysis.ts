@@ -1,33 +1,25 @@
 import {
-  type ASTNode,
-  type DirectiveNode,
   type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
-  type GraphQLDirective,
   type GraphQLError,
   type GraphQLField,
-  GraphQLIncludeDirective,
   type GraphQLNamedType,
   type GraphQLObjectType,
   type GraphQLSchema,
-  GraphQLSkipDirective,
-  getArgumentValues,
-  getDirectiveValues,
   getNamedType,
   isAbstractType,
   isObjectType,
   Kind,
-  type NamedTypeNode,
   type OperationDefinitionNode,
   SchemaMetaFieldDef,
   type SelectionSetNode,
   TypeMetaFieldDef,
 } from 'graphql'
 import { LRUCache } from 'lru-cache'
-import { refusal } from '../errors/graphql-errors.js'
 import { checksOf } from '../schema/argument-checks.js'
 import { costOfField, type Knowledge, STATEMENTS } from '../schema/upstream-cost.js'
+import { type Entry, Selections } from './collect-fields.js'
 import { introspectionObjects } from './introspection-size.js'
 
 /**
@@ -64,29 +56,15 @@ interface Cost {
   reads: boolean
 }
 
-/** A selection set and whether it is reached through a deferred fragment. */
-interface Entry {
-  set: SelectionSetNode
-  deferred: boolean
-}
-
-class Walker {
+class Walker extends Selections {
   readonly checked = new Map<
     FieldNode,
     { field: GraphQLField<unknown, unknown>; node: FieldNode }
   >()
   readonly firstPart = new Set<FieldNode>()
   readonly reading = new Set<FieldNode>()
-  readonly refusals: GraphQLError[] = []
-  inParts = false
   private readonly memo = new Map<string, Cost>()
   private readonly setIds = new Map<SelectionSetNode, number>()
-
-  constructor(
-    private readonly schema: GraphQLSchema,
-    private readonly fragments: Record<string, FragmentDefinitionNode>,
-    private readonly variables: Record<string, unknown>,
-  ) {}
 
   /** Cost of selections on a type; an abstract type costs what its most costly member does. */
   costOf(type: GraphQLNamedType, entries: readonly Entry[], knowledge: Knowledge): Cost {
@@ -165,112 +143,6 @@ class Walker {
       total.objects += this.costOf(type, [{ set: part, deferred: true }], knowledge).objects
     }
     return total
-  }
-
-  /**
-   * The fields `entries` select on `type` by response key, each occurrence with whether a
-   * deferred fragment holds it, and the deferred fragments found at this level.
-   */
-  private collect(type: GraphQLObjectType, entries: readonly Entry[]) {
-    const fields = new Map<string, { node: FieldNode; deferred: boolean }[]>()
-    const parts: SelectionSetNode[] = []
-    const spread = new Set<string>()
-    const visit = (set: SelectionSetNode, deferred: boolean) => {
-      for (const selection of set.selections) {
-        if (!this.included(selection.directives)) continue
-        if (selection.kind === Kind.FIELD) {
-          const key = selection.alias?.value ?? selection.name.value
-          const list = fields.get(key) ?? fields.set(key, []).get(key)
-          list?.push({ node: selection, deferred })
-          this.noteStream(selection)
-          continue
-        }
-        const fragment =
-          selection.kind === Kind.INLINE_FRAGMENT ? selection : this.fragments[selection.name.value]
-        if (!fragment || !this.applies(fragment.typeCondition, type)) continue
-        const deferredHere = this.isOn('defer', selection.directives)
-        if (selection.kind === Kind.FRAGMENT_SPREAD) {
-          const seen = `${selection.name.value}|${deferred || deferredHere}`
-          if (spread.has(seen)) continue
-          spread.add(seen)
-        }
-        if (deferredHere) {
-          this.inParts = true
-          parts.push(fragment.selectionSet)
-        }
-        visit(fragment.selectionSet, deferred || deferredHere)
-      }
-    }
-    for (const { set, deferred } of entries) visit(set, deferred)
-    return { fields, parts }
-  }
-
-  /** @stream makes an answer in parts; its initialCount must be 0 or more. */
-  private noteStream(node: FieldNode) {
-    const values = this.directiveValues(this.schema.getDirective('stream'), node.directives)
-    if (values === undefined || values.if === false) return
-    this.inParts = true
-    const count = values.initialCount
-    if (typeof count !== 'number' || count < 0) {
-      this.refuse('@stream’s initialCount must be 0 or more.', node, 'initialCount')
-    }
-  }
-
-  private isOn(name: string, directives: readonly DirectiveNode[] | undefined) {
-    const values = this.directiveValues(this.schema.getDirective(name), directives)
-    return values !== undefined && values.if !== false
-  }
-
-  private included(directives: readonly DirectiveNode[] | undefined) {
-    if (this.directiveValues(GraphQLSkipDirective, directives)?.if === true) return false
-    return this.directiveValues(GraphQLIncludeDirective, directives)?.if !== false
-  }
-
-  /**
-   * A directive's arguments as execution will see them; one it cannot take (an explicit null for
-   * a variable with a default, where a value is required) is refused now, not when it runs.
-   */
-  private directiveValues(
-    directive: GraphQLDirective | null | undefined,
-    directives: readonly DirectiveNode[] | undefined,
-  ) {
-    if (!directive || !directives?.length) return undefined
-    try {
-      return getDirectiveValues(directive, { directives }, this.variables)
-    } catch (error) {
-      this.refuse((error as Error).message, (error as GraphQLError).nodes?.[0])
-      return undefined
-    }
-  }
-
-  private refuse(message: string, node: ASTNode | undefined, argument?: string) {
-    const extensions = argument === undefined ? {} : { argument }
-    this.refusals.push(refusal('BAD_USER_INPUT', message, { nodes: node, extensions }))
-  }
-
-  private applies(condition: NamedTypeNode | undefined, type: GraphQLObjectType) {
-    if (!condition) return true
-    const conditional = this.schema.getType(condition.name.value)
-    if (conditional === type) return true
-    return !!conditional && isAbstractType(conditional) && this.schema.isSubType(conditional, type)
-  }
-
-  private fieldOf(type: GraphQLObjectType, name: string) {
-    if (type === this.schema.getQueryType()) {
-      if (name === SchemaMetaFieldDef.name) return SchemaMetaFieldDef
-      if (name === TypeMetaFieldDef.name) return TypeMetaFieldDef
-    }
-    return type.getFields()[name]
-  }
-
-  /** A field's arguments as execution will see them (defaults applied); refused as directives'. */
-  private argumentsOf(definition: GraphQLField<unknown, unknown>, node: FieldNode) {
-    try {
-      return getArgumentValues(definition, node, this.variables)
-    } catch (error) {
-      this.refuse((error as Error).message, node)
-      return undefined
-    }
   }
 
   private idOf(set: SelectionSetNode) {

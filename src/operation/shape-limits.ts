@@ -35,12 +35,21 @@ const reportAsValidationError = {
   ],
 }
 
-/** Read-only operations within the shape limits (depth, aliases, directives, tokens). */
+/**
+ * Read-only operations within the shape limits (depth, aliases, directives, tokens). Validation
+ * errors carry `retryable: false` like every other error: yoga codes graphql-js's in place and
+ * answers them without passing them through maskError, where the others get theirs.
+ */
 export function operationShapeLimits(limits: { maxDepth: number; maxAliases: number }): Plugin[] {
   return [
     {
       onValidate({ addValidationRule }) {
         addValidationRule(readOnly)
+        return ({ valid, result }) => {
+          if (valid) return
+          for (const error of result)
+            (error.extensions as Record<string, unknown>).retryable ??= false
+        }
       },
     },
     maxTokensPlugin({ n: MAX_TOKENS }),

@@ -1,16 +1,11 @@
 import {
-  type DocumentNode,
   type FieldNode,
   type GraphQLError,
   type GraphQLSchema,
   getArgumentValues,
   getOperationAST,
   getVariableValues,
-  isNonNullType,
   type OperationDefinitionNode,
-  TypeInfo,
-  ValidationContext,
-  type VariableNode,
 } from 'graphql'
 import type { Plugin, YogaInitialContext } from 'graphql-yoga'
 import type { Context } from '../context.js'
