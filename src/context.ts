@@ -32,7 +32,8 @@ export interface Operation extends ReadScope {
 export interface OperationPlan {
   /** Field nodes the first payload holds; the others are sent in a @defer'red part. */
   firstPart: ReadonlySet<FieldNode>
-  /** Field nodes at or below which an upstream read is made. */
+  /** Field nodes at or below which an upstream read is made (beside a company's own statements
+   *  read, which its field waits for): src/schema/prefetch.ts starts those reads early. */
   reading: ReadonlySet<FieldNode>
 }
 

@@ -17,6 +17,7 @@ import {
   TypeMetaFieldDef,
 } from 'graphql'
 import { LRUCache } from 'lru-cache'
+import type { OperationPlan } from '../context.js'
 import { checksOf } from '../schema/argument-checks.js'
 import { costOfField, type Knowledge, STATEMENTS } from '../schema/upstream-cost.js'
 import { type Entry, Selections } from './collect-fields.js'
@@ -31,18 +32,13 @@ import { introspectionObjects } from './introspection-size.js'
  * type, so the work is proportional to the document however its fragments spread each other.
  * Remembered per document and the shape of the variables (`analysisOf`).
  */
-export interface Analysis {
+export interface Analysis extends OperationPlan {
   /** Upstream calls it can cause: close and cheap, an upper bound where it must guess. */
   calls: number
   /** Objects its response can hold, each deferred part counted again (it sends them again). */
   objects: number
   /** Field nodes whose arguments are checked with the request's values (argument-checks.ts). */
   checked: readonly { field: GraphQLField<unknown, unknown>; node: FieldNode }[]
-  /** Field nodes the first payload holds: reached through no @defer'red fragment. */
-  firstPart: ReadonlySet<FieldNode>
-  /** Field nodes at or below which an upstream read is made (beside a company's own statements
-   *  read, which its field waits for). */
-  reading: ReadonlySet<FieldNode>
   /** Some @defer or @stream is on: the answer comes in parts. */
   inParts: boolean
   /** Refusals the document and the variables' shape decide (an @stream initialCount below 0). */

@@ -1,11 +1,9 @@
 import {
   type FieldNode,
   type GraphQLError,
-  type GraphQLSchema,
   getArgumentValues,
   getOperationAST,
   getVariableValues,
-  type OperationDefinitionNode,
 } from 'graphql'
 import type { Plugin, YogaInitialContext } from 'graphql-yoga'
 import type { Context } from '../context.js'
@@ -49,8 +47,19 @@ export function useAdmission(limits: AdmissionLimits): Plugin<Context> {
         scope.end()
         setResultAndStopExecution({ errors, ...(extensions ? { extensions } : {}) })
       }
-      const variables = coerceVariables(args.schema, operation, args.variableValues)
-      if (variables.errors) return refuse(variables.errors)
+      // Coerced as execution will (defaults included), so no way of passing a value escapes the
+      // analysis. A null the arguments cannot take the analysis refuses: it evaluates them all.
+      const variables = getVariableValues(
+        args.schema,
+        operation.variableDefinitions ?? [],
+        args.variableValues ?? {},
+        { maxErrors: 20 },
+      )
+      if (variables.errors) {
+        return refuse(
+          variables.errors.map((e) => refusal('BAD_USER_INPUT', e.message, { nodes: e.nodes })),
+        )
+      }
       const analysis = analysisOf(args.schema, args.document, operation, variables.coerced)
       const cost = () => ({
         estimated: analysis.calls,
@@ -133,27 +142,6 @@ export const INCREMENTAL_MEDIA_TYPES = ['multipart/mixed', 'text/event-stream']
 /** src/http/use-accept-check.ts has made Accept the list of types the gateway may answer in. */
 const acceptsParts = (request: Request) =>
   (request.headers.get('accept') ?? '').split(', ').some((t) => INCREMENTAL_MEDIA_TYPES.includes(t))
-
-/**
- * An operation's variables coerced (defaults included, so no way of passing a value escapes the
- * analysis), or the BAD_USER_INPUT errors of those that do not coerce. (A null the arguments cannot
- * take is refused by the analysis, which evaluates every argument as execution will.)
- */
-function coerceVariables(
-  schema: GraphQLSchema,
-  operation: OperationDefinitionNode,
-  values: Readonly<Record<string, unknown>> | null | undefined,
-): { coerced: Record<string, unknown>; errors?: never } | { errors: GraphQLError[] } {
-  const variables = getVariableValues(schema, operation.variableDefinitions ?? [], values ?? {}, {
-    maxErrors: 20,
-  })
-  if (!variables.errors) return { coerced: variables.coerced }
-  return {
-    errors: variables.errors.map((e) =>
-      refusal('BAD_USER_INPUT', e.message, { nodes: e.nodes, originalError: undefined }),
-    ),
-  }
-}
 
 /** Why the estimate refuses an operation (QUERY_TOO_COSTLY); undefined when it fits. */
 function tooCostlyMessage(
