@@ -26,7 +26,7 @@ const LOOKALIKES = 'fragment Lookalikes on Company { lookalikes(first: 3) { tota
 const NAMED = 'fragment Lookalikes on Company { lookalikes(first: 3) { nodes { name } } }'
 /** A company page, its financials deferred (`@defer`), without @defer, and without them. */
 const page = (defer: string, lookalikes = LOOKALIKES) =>
-  `{ company(${at}) { ...Header ${defer} ...Lookalikes } } ${HEADER} ${FINANCIALS} ${lookalikes}`
+  `{ company(${at}) { ...Header ${defer} ...Lookalikes } } ${HEADER} ${defer ? FINANCIALS : ''} ${lookalikes}`
 const PAGES = [
   ['the page (header, lookalikes; financials)', LOOKALIKES],
   ["the page with the lookalikes' names", NAMED],

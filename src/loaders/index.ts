@@ -15,13 +15,24 @@ import type { ReadScope } from '../upstream/read-scope.js'
  */
 export class Loaders {
   private readonly reads: DataLoader<PreparedRequest, unknown, string>
-  /** Keys some field of the first payload asked for: a read made only for @defer is not. */
+  /**
+   * Each read's scope: the operation's, saying whether only @defer parts want the read (where a
+   * budget is short the read path refuses those first). A first-payload field may ask for it
+   * later: it then stops being deferred.
+   */
+  private readonly scopes = new Map<string, { deferred: boolean }>()
+  /** The keys the next batch sends that a first-payload field asked for. */
   private readonly firstPart = new Set<string>()
 
   constructor(client: UpstreamClient, scope: ReadScope) {
     this.reads = new DataLoader(
       async (requests) =>
-        requests.map((request) => client.send(request, this.scopeOf(scope, request))),
+        requests.map((request) => {
+          const own: ReadScope & { deferred: boolean } = Object.create(scope)
+          own.deferred = !this.firstPart.delete(request.key)
+          this.scopes.set(request.key, own)
+          return client.send(request, own)
+        }),
       { cacheKeyFn: (request) => request.key },
     )
   }
@@ -29,18 +40,11 @@ export class Loaders {
   /** The answer of one GET; `deferred`: asked for by a field a @defer part sends. */
   read<P, T>(endpoint: Endpoint<P, T>, params: P, deferred = false): Promise<T> {
     const request = prepare(endpoint, params)
-    if (!deferred) this.firstPart.add(request.key)
+    if (!deferred) {
+      const sent = this.scopes.get(request.key)
+      if (sent) sent.deferred = false
+      else this.firstPart.add(request.key)
+    }
     return this.reads.load(request) as Promise<T>
-  }
-
-  /**
-   * The operation's scope, saying whether only @defer parts want the read: where a budget is
-   * short the read path refuses those first. A first-payload field may ask for it later.
-   */
-  private scopeOf(scope: ReadScope, request: PreparedRequest): ReadScope {
-    const { firstPart } = this
-    return Object.create(scope, {
-      deferred: { get: () => !firstPart.has(request.key) },
-    }) as ReadScope
   }
 }
