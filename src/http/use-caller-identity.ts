@@ -41,6 +41,8 @@ export function callers(settings: CallerSettings): Callers {
   const verified = new WeakMap<Request, string>()
   const ids = new WeakMap<Request, string>()
   const accepted = new LRUCache<string, true>({ max: ACCEPTED_TOKENS })
+  // The same caller comes again and again: its keyed hash is made once, not per request.
+  const hashed = new LRUCache<string, string>({ max: ACCEPTED_TOKENS })
   const acceptedKey = (request: Request) => {
     const token = serviceToken ? undefined : bearerToken(request.headers.get('authorization'))
     const key = token === undefined ? undefined : tokenKey(token)
@@ -62,7 +64,9 @@ export function callers(settings: CallerSettings): Callers {
     idOf(request, address) {
       let id = ids.get(request)
       if (id === undefined) {
-        id = hash(['caller', identityOf(request, address)], 12)
+        const identity = identityOf(request, address)
+        id = hashed.get(identity) ?? hash(['caller', identity], 12)
+        hashed.set(identity, id)
         ids.set(request, id)
       }
       return id
