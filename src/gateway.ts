@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream'
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql'
 import { getIntrospectionQuery } from 'graphql'
-import { createYoga, useReadinessCheck, type YogaServerInstance } from 'graphql-yoga'
+import { createYoga, type YogaServerInstance } from 'graphql-yoga'
 import type { Config } from './config.js'
 import { type Context, contextFactory } from './context.js'
 import { keyedHash } from './domain/keyed-hash.js'
@@ -18,6 +18,7 @@ import { useCrossOriginCheck } from './http/use-cross-origin-check.js'
 import { useKnownPaths } from './http/use-known-paths.js'
 import { useMetricsEndpoint } from './http/use-metrics-endpoint.js'
 import { usePersistedDocuments } from './http/use-persisted-documents.js'
+import { useReadiness } from './http/use-readiness.js'
 import { useRequestId } from './http/use-request-id.js'
 import { useRequestParams } from './http/use-request-params.js'
 import { yogaLogger } from './http/yoga-logger.js'
@@ -97,7 +98,7 @@ export function createGateway(
       useOperationLog(graphqlEndpoint, logger, metrics, caller.idOf),
       // /health (liveness) is yoga's own; ready: not draining, and the upstream answers and
       // takes our token.
-      useReadinessCheck({ endpoint: '/ready', check: () => !draining && client.ready() }),
+      useReadiness(() => !draining && client.ready()),
       useDrain(() => draining),
       useAcceptCheck(graphqlEndpoint, config.graphiql),
       // Before the credential and the body: a page that may not call costs nothing more.
