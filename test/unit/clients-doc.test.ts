@@ -21,13 +21,6 @@ const relayConfig = read('test/relay/relay.config.json')
 const relayScalars = JSON.parse(relayConfig).customScalarTypes as Record<string, string>
 
 describe('docs/clients.md', () => {
-  it.each(['test/support/relay-network.ts', 'test/support/apollo-client.ts'])(
-    'quotes %s whole, as the tests run it',
-    (file) => {
-      expect(page).toContain(`\`\`\`ts\n${read(file)}\`\`\``)
-    },
-  )
-
   it('maps every custom scalar of schema.graphql as codegen.ts and relay.config.json do', () => {
     expect(customScalars).toContain('DateTime')
     const rows = page
