@@ -74,7 +74,12 @@ export function createApolloClient({ url, headers = {}, persisted = false }: Cli
     ]),
     cache: new InMemoryCache({ typePolicies, possibleTypes }),
     incrementalHandler: new Defer20220824Handler(),
-    defaultOptions: { watchQuery: { errorPolicy: 'all' }, query: { errorPolicy: 'all' } },
+    defaultOptions: {
+      watchQuery: {
+        errorPolicy: 'all',
+      },
+      query: { errorPolicy: 'all' },
+    },
   })
   logs.set(client, log)
   return client

@@ -1,12 +1,6 @@
 import { useCallback, useState, useSyncExternalStore } from 'react'
 import { useRelayEnvironment } from 'react-relay'
-import {
-  type GraphQLTaggedNode,
-  getFragment,
-  getRequest,
-  type ReaderSelection,
-  ROOT_ID,
-} from 'relay-runtime'
+import { type GraphQLTaggedNode, getFragment, getRequest, ROOT_ID } from 'relay-runtime'
 import { gatewayRecords } from './environment.js'
 import {
   type GatewayError,
@@ -40,19 +34,21 @@ interface Pagination {
   loadNext(count: number, options?: { onComplete?: (error: Error | null) => void }): unknown
 }
 
-/** The handle key of the fragment's connection (`__<key>_connection`), found along its path. */
-function connectionHandleKey(fragment: GraphQLTaggedNode): string {
-  const node = getFragment(fragment)
-  let selections: readonly ReaderSelection[] = node.selections
-  let name = ''
-  for (const step of node.metadata?.connection?.[0]?.path ?? []) {
-    const field = selections.find(
-      (s) => 'name' in s && (('alias' in s && s.alias) || s.name) === step,
-    ) as { name: string; selections?: readonly ReaderSelection[] } | undefined
-    name = field?.name ?? ''
-    selections = field?.selections ?? []
+/**
+ * The handle key of the fragment's connection (`__<key>_connection`): a paginated fragment has
+ * exactly one, wherever it sits in the reader AST (inside @catch, @required, an inline fragment).
+ */
+function connectionHandleKey(node: unknown): string | undefined {
+  if (!node || typeof node !== 'object') return undefined
+  const { kind, name } = node as { kind?: unknown; name?: unknown }
+  if (kind === 'LinkedField' && typeof name === 'string' && /^__.+_connection$/.test(name)) {
+    return name
   }
-  return name
+  for (const value of Object.values(node)) {
+    const found = connectionHandleKey(value)
+    if (found) return found
+  }
+  return undefined
 }
 
 /**
@@ -68,7 +64,7 @@ export function useLoadMore(fragment: GraphQLTaggedNode, pagination: Pagination,
     const idField =
       refetch && 'identifierInfo' in refetch ? refetch.identifierInfo?.identifierField : undefined
     const parentId = idField ? String((data as Record<string, unknown>)[idField]) : ROOT_ID
-    const handleKey = connectionHandleKey(fragment)
+    const handleKey = connectionHandleKey(getFragment(fragment).selections) ?? ''
     setErrors(null)
     loadNext(count, {
       onComplete: (error) =>
