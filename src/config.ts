@@ -137,7 +137,7 @@ export const environment = z.object({
       'on SIGTERM/SIGINT: the longest the drain may take before the process exits (docs/operations.md)',
     ),
   PERSISTED_DOCUMENTS: optional(z.string().min(1)).describe(
-    'path of a persisted-documents manifest `{ "<id>": "<document>" }` (Relay `--persist-output`, GraphQL Code Generator `persistedDocuments`); requests may then send `documentId` or Apollo\'s `extensions.persistedQuery.sha256Hash`',
+    'path of a persisted-documents manifest `{ "<id>": "<document>" }` (relay-compiler `persistConfig`, GraphQL Code Generator `persistedDocuments`); requests may then send `documentId` or Apollo\'s `extensions.persistedQuery.sha256Hash`',
   ),
   PERSISTED_DOCUMENTS_ONLY: flag
     .default(false)

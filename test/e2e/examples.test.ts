@@ -1,11 +1,11 @@
 import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { DEMO_TOKEN } from '../../src/demo-upstream/server.js'
 import {
-  buildExample,
   chromiumAvailable,
   launchChromium,
   onPage,
+  requireChromium,
   serveFiles,
 } from '../support/browser.js'
 import { bigList } from '../support/fixtures.js'
@@ -22,6 +22,8 @@ import { startStack } from '../support/stack.js'
  * persisted documents of its app (PERSISTED_DOCUMENTS_ONLY). The apps and every step are the same
  * for both kits; only the kit differs.
  */
+
+requireChromium()
 
 // As `npm start` runs: the demo's token is the gateway's own, so a page sends none.
 const stack = await startStack({ upstreamToken: DEMO_TOKEN })
@@ -81,8 +83,10 @@ describe.skipIf(!chromiumAvailable).each(['relay', 'apollo'] as const)(
         client.gateway.yoga(req, res)
       })
       gateway = `${served.url}/graphql`
-      app = await serveFiles(await buildExample(kit))
-    }, 180_000)
+      const built = inject('examples')
+      if (!built) throw new Error('the examples were not built (test/e2e/build-examples.ts)')
+      app = await serveFiles(built[kit])
+    }, 60_000)
 
     it('lists, a list, load more that survives a failure, a @defer part, error states', async () => {
       expect(member?.name).toBeTruthy()
