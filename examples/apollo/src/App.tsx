@@ -1,6 +1,14 @@
 import { useQuery } from '@apollo/client/react'
 import { errorsAt, gatewayErrors, useLoadMore, useResponseInfo } from '../../../clients/apollo'
-import { AnswerInfo, Errors, useRoute } from '../../shared/ui'
+import {
+  AnswerInfo,
+  CompanyRows,
+  Errors,
+  FinancialsTable,
+  ListLinks,
+  OwnersList,
+  Routes,
+} from '../../shared/ui'
 import { graphql } from './gql'
 import type { Country } from './gql/graphql'
 
@@ -27,13 +35,7 @@ function ListsPage() {
     <main>
       <h1>Lists</h1>
       {data?.lists ? (
-        <ul>
-          {data.lists.edges.map(({ node }) => (
-            <li key={node.id}>
-              <a href={`#/list/${node.listId}`}>{node.name}</a> ({node.companyCount})
-            </li>
-          ))}
-        </ul>
+        <ListLinks lists={data.lists.edges.map(({ node }) => node)} />
       ) : (
         <Errors errors={gatewayErrors(error)} />
       )}
@@ -82,24 +84,11 @@ function ListPage({ listId }: { listId: number }) {
     <main>
       <h1>{list.name}</h1>
       {companies ? (
-        <section>
-          <p>
-            {companies.edges.length} of {companies.totalCount} companies
-          </p>
-          <ol>
-            {companies.edges.map(({ node }) => (
-              <li key={node.id}>
-                <a href={`#/company/${node.country}/${node.number}`}>{node.name ?? node.number}</a>
-              </li>
-            ))}
-          </ol>
-          {more.errors && <Errors errors={more.errors} />}
-          {more.hasMore && (
-            <button type="button" onClick={more.loadMore} disabled={more.loading}>
-              {more.errors ? 'Retry' : 'Load more'}
-            </button>
-          )}
-        </section>
+        <CompanyRows
+          companies={companies.edges.map(({ node }) => node)}
+          totalCount={companies.totalCount}
+          more={more}
+        />
       ) : (
         <Errors errors={errorsAt(gatewayErrors(error), ['list', 'companies'])} />
       )}
@@ -154,16 +143,7 @@ function CompanyPage({ country, number }: { country: string; number: string }) {
       <p>{company.place}</p>
       <h2>Financials</h2>
       {company.financials ? (
-        <table>
-          <tbody>
-            {company.financials.edges.map(({ node }) => (
-              <tr key={node.endDate}>
-                <td>{node.endDate}</td>
-                <td>{node.profitability.revenue ?? '–'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <FinancialsTable statements={company.financials.edges.map(({ node }) => node)} />
       ) : (
         <Errors errors={errorsAt(errors, ['company', 'financials'])} />
       )}
@@ -171,13 +151,7 @@ function CompanyPage({ country, number }: { country: string; number: string }) {
       {shareholders === undefined && dataState === 'streaming' ? (
         <p>Loading shareholders…</p>
       ) : shareholders ? (
-        <ul className="owners">
-          {shareholders.map((owner) => (
-            <li key={owner.company?.id ?? `${owner.name}:${owner.percentage}`}>
-              {owner.name ?? 'unnamed'} {owner.percentage != null && `${owner.percentage * 100} %`}
-            </li>
-          ))}
-        </ul>
+        <OwnersList owners={shareholders} />
       ) : (
         <Errors errors={errorsAt(errors, ['company', 'shareholders'])} />
       )}
@@ -186,21 +160,14 @@ function CompanyPage({ country, number }: { country: string; number: string }) {
   )
 }
 
-function Page({ route }: { route: string[] }) {
-  const [page, a, b] = route
-  if (page === 'list') return <ListPage listId={Number(a)} />
-  if (page === 'company' && a && b) return <CompanyPage country={a} number={b} />
-  return <ListsPage />
-}
-
 export function App() {
-  const route = useRoute()
   return (
-    <>
-      <nav>
-        <a href="#/">All lists</a>
-      </nav>
-      <Page key={route.join('/')} route={route} />
-    </>
+    <Routes
+      pages={{
+        lists: () => <ListsPage />,
+        list: (listId) => <ListPage listId={listId} />,
+        company: (country, number) => <CompanyPage country={country} number={number} />,
+      }}
+    />
   )
 }

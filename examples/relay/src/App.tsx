@@ -1,7 +1,15 @@
 import { Component, type ReactNode, Suspense } from 'react'
 import { graphql, useFragment, useLazyLoadQuery, usePaginationFragment } from 'react-relay'
 import { gatewayErrors, useLoadMore, useResponseInfo } from '../../../clients/relay'
-import { AnswerInfo, Errors, useRoute } from '../../shared/ui'
+import {
+  AnswerInfo,
+  CompanyRows,
+  Errors,
+  FinancialsTable,
+  ListLinks,
+  OwnersList,
+  Routes,
+} from '../../shared/ui'
 import type { AppCompanyOwners$key } from './__generated__/AppCompanyOwners.graphql'
 import type { AppCompanyQuery } from './__generated__/AppCompanyQuery.graphql'
 import type { AppListCompanies$key } from './__generated__/AppListCompanies.graphql'
@@ -49,13 +57,7 @@ function ListsPage() {
     <main>
       <h1>Lists</h1>
       {lists.ok ? (
-        <ul>
-          {lists.value.edges.map(({ node }) => (
-            <li key={node.id}>
-              <a href={`#/list/${node.listId}`}>{node.name}</a> ({node.companyCount})
-            </li>
-          ))}
-        </ul>
+        <ListLinks lists={lists.value.edges.map(({ node }) => node)} />
       ) : (
         <Errors errors={gatewayErrors(lists.errors)} />
       )}
@@ -99,24 +101,11 @@ function Companies({ list }: { list: AppListCompanies$key }) {
   const { companies } = pagination.data
   if (!companies.ok) return <Errors errors={gatewayErrors(companies.errors)} />
   return (
-    <section>
-      <p>
-        {companies.value.edges.length} of {companies.value.totalCount} companies
-      </p>
-      <ol>
-        {companies.value.edges.map(({ node }) => (
-          <li key={node.id}>
-            <a href={`#/company/${node.country}/${node.number}`}>{node.name ?? node.number}</a>
-          </li>
-        ))}
-      </ol>
-      {more.errors && <Errors errors={more.errors} />}
-      {more.hasMore && (
-        <button type="button" onClick={more.loadMore} disabled={more.loading}>
-          {more.errors ? 'Retry' : 'Load more'}
-        </button>
-      )}
-    </section>
+    <CompanyRows
+      companies={companies.value.edges.map(({ node }) => node)}
+      totalCount={companies.value.totalCount}
+      more={more}
+    />
   )
 }
 
@@ -173,15 +162,7 @@ const CompanyOwners = graphql`
 function Owners({ company }: { company: AppCompanyOwners$key }) {
   const { shareholders } = useFragment(CompanyOwners, company)
   if (!shareholders.ok) return <Errors errors={gatewayErrors(shareholders.errors)} />
-  return (
-    <ul className="owners">
-      {shareholders.value.map((owner) => (
-        <li key={owner.company?.id ?? `${owner.name}:${owner.percentage}`}>
-          {owner.name ?? 'unnamed'} {owner.percentage != null && `${owner.percentage * 100} %`}
-        </li>
-      ))}
-    </ul>
-  )
+  return <OwnersList owners={shareholders.value} />
 }
 
 function CompanyPage({ country, number }: { country: string; number: string }) {
@@ -199,16 +180,7 @@ function CompanyPage({ country, number }: { country: string; number: string }) {
       <p>{place}</p>
       <h2>Financials</h2>
       {financials.ok ? (
-        <table>
-          <tbody>
-            {financials.value.edges.map(({ node }) => (
-              <tr key={node.endDate}>
-                <td>{node.endDate}</td>
-                <td>{node.profitability.revenue ?? '–'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <FinancialsTable statements={financials.value.edges.map(({ node }) => node)} />
       ) : (
         <Errors errors={gatewayErrors(financials.errors)} />
       )}
@@ -223,25 +195,19 @@ function CompanyPage({ country, number }: { country: string; number: string }) {
   )
 }
 
-function Page({ route }: { route: string[] }) {
-  const [page, a, b] = route
-  if (page === 'list') return <ListPage listId={Number(a)} />
-  if (page === 'company' && a && b) return <CompanyPage country={a} number={b} />
-  return <ListsPage />
-}
-
 export function App() {
-  const route = useRoute()
   return (
-    <>
-      <nav>
-        <a href="#/">All lists</a>
-      </nav>
-      <ErrorBoundary key={route.join('/')}>
-        <Suspense fallback={<p>Loading…</p>}>
-          <Page route={route} />
-        </Suspense>
-      </ErrorBoundary>
-    </>
+    <Routes
+      pages={{
+        lists: () => <ListsPage />,
+        list: (listId) => <ListPage listId={listId} />,
+        company: (country, number) => <CompanyPage country={country} number={number} />,
+      }}
+      frame={(page) => (
+        <ErrorBoundary>
+          <Suspense fallback={<p>Loading…</p>}>{page}</Suspense>
+        </ErrorBoundary>
+      )}
+    />
   )
 }
