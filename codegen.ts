@@ -1,4 +1,5 @@
 import type { CodegenConfig } from '@graphql-codegen/cli'
+import { addTypenameSelectionDocumentTransform } from '@graphql-codegen/client-preset'
 
 /**
  * Typed documents (client preset) for the operations the tests send, generated from the printed
@@ -21,12 +22,15 @@ const config = {
   strictScalars: true,
 }
 
+/** The operations the tests send. */
+const tests = ['test/**/*.ts', '!test/gql/**', '!test/gql-semantic/**', '!test/relay/**']
+
 const codegen: CodegenConfig = {
   schema: 'schema.graphql',
-  documents: ['test/**/*.ts', '!test/gql/**', '!test/gql-semantic/**', '!test/relay/**'],
   ignoreNoDocuments: false,
   generates: {
     'test/gql/': {
+      documents: tests,
       preset: 'client',
       presetConfig: {
         fragmentMasking: false,
@@ -35,9 +39,23 @@ const codegen: CodegenConfig = {
       config,
     },
     'test/gql-semantic/': {
+      documents: tests,
       preset: 'client',
       presetConfig: { fragmentMasking: false },
       config: { ...config, nullability: { errorHandlingClient: true } },
+    },
+    // The Apollo example, as docs/clients.md sets an app up (there with the gateway's schema URL).
+    'examples/apollo/src/gql/': {
+      documents: 'examples/apollo/src/**/*.tsx',
+      preset: 'client',
+      // Apollo's cache needs __typename, which it adds to what it sends; a persisted document
+      // runs as the manifest has it, so the manifest must have them too.
+      documentTransforms: [addTypenameSelectionDocumentTransform],
+      presetConfig: {
+        fragmentMasking: false,
+        persistedDocuments: { mode: 'embedHashInDocument', hashAlgorithm: 'sha256' },
+      },
+      config,
     },
   },
 }

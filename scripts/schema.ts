@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { loadConfig } from '../src/config.js'
 import { createGateway } from '../src/gateway.js'
-import { printServedSchema } from './served-schema.js'
+import { printServedSchema } from '../src/http/use-served-schema.js'
 
 /**
  * Prints schema.graphql: the schema the gateway serves. With --check, writes nothing and fails
@@ -10,7 +10,7 @@ import { printServedSchema } from './served-schema.js'
 const file = new URL('../schema.graphql', import.meta.url)
 // Built as src/main.ts builds it; printing the schema sends no request to the upstream.
 const gateway = createGateway({ ...loadConfig({}), upstreamUrl: 'http://127.0.0.1:9' })
-const printed = printServedSchema(gateway)
+const printed = printServedSchema(gateway.yoga.getEnveloped({}).schema)
 await gateway.close()
 
 if (process.argv.includes('--check')) {

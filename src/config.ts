@@ -137,7 +137,7 @@ export const environment = z.object({
       'on SIGTERM/SIGINT: the longest the drain may take before the process exits (docs/operations.md)',
     ),
   PERSISTED_DOCUMENTS: optional(z.string().min(1)).describe(
-    'path of a persisted-documents manifest `{ "<id>": "<document>" }` (Relay `--persist-output`, GraphQL Code Generator `persistedDocuments`); requests may then send `documentId` or Apollo\'s `extensions.persistedQuery.sha256Hash`',
+    'path of a persisted-documents manifest `{ "<id>": "<document>" }` (relay-compiler `persistConfig`, GraphQL Code Generator `persistedDocuments`); requests may then send `documentId` or Apollo\'s `extensions.persistedQuery.sha256Hash`',
   ),
   PERSISTED_DOCUMENTS_ONLY: flag
     .default(false)
@@ -171,6 +171,14 @@ export const environment = z.object({
   ).describe(
     'comma-separated browser origins allowed to call (`https://app.example.com`), or `*` for any; never with credentials. Unset: any origin in development and with the demo upstream; none with `NODE_ENV=production` and an `UPSTREAM_URL`',
   ),
+  CORS_MAX_AGE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(600)
+    .describe(
+      "how long a browser may reuse a CORS preflight's answer (`Access-Control-Max-Age`), so that a page's requests do not each pay a preflight; browsers cap it (Chromium at 7200). `0`: no `Access-Control-Max-Age`, so browsers keep a preflight 5 s at most",
+    ),
 })
 
 /**
@@ -242,6 +250,7 @@ const settings = environment
     /** `*`: any origin; a list: those; empty: none (no CORS headers at all). */
     corsOrigins:
       e.CORS_ORIGINS ?? (e.NODE_ENV === 'production' && e.UPSTREAM_URL ? [] : ('*' as const)),
+    corsMaxAgeSeconds: e.CORS_MAX_AGE_SECONDS,
     gatewaySecret: e.GATEWAY_SECRET ?? DEVELOPMENT_SECRET,
     /** main.ts warns when production runs on the development secret. */
     gatewaySecretIsDefault: e.GATEWAY_SECRET === undefined,

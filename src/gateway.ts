@@ -21,6 +21,7 @@ import { usePersistedDocuments } from './http/use-persisted-documents.js'
 import { useReadiness } from './http/use-readiness.js'
 import { useRequestId } from './http/use-request-id.js'
 import { useRequestParams } from './http/use-request-params.js'
+import { SCHEMA_PATH, useServedSchema } from './http/use-served-schema.js'
 import { yogaLogger } from './http/yoga-logger.js'
 import type { Logger } from './observability/logger.js'
 import { GatewayMetrics } from './observability/metrics.js'
@@ -88,13 +89,15 @@ export function createGateway(
     batching: false,
     // No file uploads in the schema: a multipart body would only be parsing work for nothing.
     multipart: false,
-    cors: corsOptions(config.corsOrigins),
+    cors: corsOptions(config.corsOrigins, config.corsMaxAgeSeconds),
     plugins: [
       // First, so its span covers the other plugins and sees their refusals.
       useOperationTracing(telemetry.tracer),
       useRequestId(),
-      useKnownPaths([graphqlEndpoint, '/health', '/ready', '/metrics']),
+      useKnownPaths([graphqlEndpoint, SCHEMA_PATH, '/health', '/ready', '/metrics']),
       useMetricsEndpoint(metrics),
+      // schema.graphql for code generators (applied directives included).
+      useServedSchema(),
       useOperationLog(graphqlEndpoint, logger, metrics, caller.idOf),
       // /health (liveness) is yoga's own; ready: not draining, and the upstream answers and
       // takes our token.

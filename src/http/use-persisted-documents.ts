@@ -10,7 +10,7 @@ import { httpError, refusal } from '../errors/graphql-errors.js'
  * Persisted documents (PERSISTED_DOCUMENTS, PERSISTED_DOCUMENTS_ONLY in contract/runtime.md).
  *
  * The manifest is read once, when the gateway is built: a JSON object `{ "<id>": "<document>" }`,
- * as Relay's `--persist-output` and GraphQL Code Generator's `persistedDocuments` write it (the
+ * as relay-compiler's `persistConfig` and GraphQL Code Generator's `persistedDocuments` write it (the
  * latter's ids are `sha256:<hex>`). Every document must parse; a bad file stops start-up with a
  * ConfigError naming PERSISTED_DOCUMENTS.
  *

@@ -6,21 +6,22 @@ import { root } from '../support/process.js'
 
 /**
  * The typed documents the tests are written with, the same typed for a client that throws on
- * field errors, and the Relay artifacts of test/relay/ are current (as `npm run schema:check`
- * checks).
+ * field errors, the Apollo example's, and the Relay artifacts of test/relay/ and examples/relay/
+ * are current (as `npm run schema:check` checks).
  */
 
 const run = (bin: string, args: string[]) =>
   promisify(execFile)(fileURLToPath(new URL(`node_modules/.bin/${bin}`, root)), args, { cwd: root })
 
-it('the typed documents in test/gql and test/gql-semantic are what codegen.ts generates (run `npm run codegen`)', async () => {
+it('the typed documents in test/gql, test/gql-semantic and examples/apollo/src/gql are what codegen.ts generates (run `npm run codegen`)', async () => {
   // The CLI's own --check: it generates in memory and lists the files that would change.
   await expect(run('graphql-codegen', ['--config', 'codegen.ts', '--check'])).resolves.toBeDefined()
 })
 
-it('the Relay artifacts in test/gql/relay are what relay-compiler generates (run `npm run codegen`)', async () => {
-  // --validate compiles in memory and fails on an artifact that would change.
-  await expect(
-    run('relay-compiler', ['--validate', 'test/relay/relay.config.json']),
-  ).resolves.toBeDefined()
-})
+it.each(['test/relay/relay.config.json', 'examples/relay/relay.config.json'])(
+  'the Relay artifacts of %s are what relay-compiler generates (run `npm run codegen`)',
+  async (config) => {
+    // --validate compiles in memory and fails on an artifact that would change.
+    await expect(run('relay-compiler', ['--validate', config])).resolves.toBeDefined()
+  },
+)

@@ -3,6 +3,7 @@ import { loadConfig } from '../../src/config.js'
 import { DEMO_TOKEN } from '../../src/demo-upstream/server.js'
 import { claes, companyArgs } from '../support/fixtures.js'
 import { metricsOf } from '../support/metrics.js'
+import { serve } from '../support/serve.js'
 import { type Answer, type Client, demoToken, startStack } from '../support/stack.js'
 
 /**
@@ -75,6 +76,8 @@ describe.each([
     expectAllowed(answer, origin)
     expect(answer.headers.get('access-control-allow-methods')).toBe('GET, POST')
     expect(answer.headers.get('access-control-allow-headers')).toBe('authorization, content-type')
+    // CORS_MAX_AGE_SECONDS' default: the browser reuses this answer for 10 minutes.
+    expect(answer.headers.get('access-control-max-age')).toBe('600')
     expect(await operations(stack)).toBe(before)
     expect(stack.demo.calls()).toEqual([])
   })
@@ -217,5 +220,26 @@ describe.each([
     const preflighted = await preflight(stack, origin)
     expect(preflighted.status).toBe(204)
     expectNoCors(preflighted)
+  })
+})
+
+describe('CORS_MAX_AGE_SECONDS', async () => {
+  const stack = await startStack({
+    corsMaxAgeSeconds: loadConfig({ CORS_MAX_AGE_SECONDS: '30' }).corsMaxAgeSeconds,
+  })
+  const { url } = await serve(stack.gateway.yoga)
+
+  it('is how long a preflight may be reused (Access-Control-Max-Age), over a real socket', async () => {
+    const answer = await fetch(`${url}/graphql`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example.test', 'access-control-request-method': 'POST' },
+    })
+    expect(answer.status).toBe(204)
+    expect(answer.headers.get('access-control-max-age')).toBe('30')
+  })
+
+  it('refuses a negative or fractional value at start', () => {
+    expect(() => loadConfig({ CORS_MAX_AGE_SECONDS: '-1' })).toThrow(/CORS_MAX_AGE_SECONDS/)
+    expect(() => loadConfig({ CORS_MAX_AGE_SECONDS: '1.5' })).toThrow(/CORS_MAX_AGE_SECONDS/)
   })
 })

@@ -52,3 +52,25 @@ export const listsQuery = graphql`
     }
   }
 `
+
+export const listCompaniesQuery = graphql`
+  query listCompaniesQuery($listId: Int!, $count: Int!) {
+    list(listId: $listId) {
+      ...listCompanies @arguments(count: $count)
+    }
+  }
+`
+
+export const listCompanies = graphql`
+  fragment listCompanies on List
+  @refetchable(queryName: "listCompaniesPaginationQuery")
+  @argumentDefinitions(count: { type: "Int!" }, cursor: { type: "String" }) {
+    companies(first: $count, after: $cursor) @connection(key: "listCompanies_companies") {
+      edges {
+        node {
+          name
+        }
+      }
+    }
+  }
+`

@@ -8,8 +8,8 @@ export * from './redis-server.js'
  * A real `redis-server` for the tests that need one: each test file starts its own on a free
  * loopback port (so one file may kill it without touching another) and stops it in afterAll.
  *
- * Where redis-server is not installed those tests are skipped with the reason, the only skip the
- * suite allows; CI sets REQUIRE_REDIS=1, which turns a missing redis-server into a failure.
+ * Where redis-server is not installed those tests are skipped with the reason, one of the two skips
+ * the suite allows (the other: the browser tests without Chromium, test/support/browser.ts); CI sets REQUIRE_REDIS=1, which turns a missing redis-server into a failure.
  */
 
 if (!redisAvailable && process.env.REQUIRE_REDIS === '1') {

@@ -37,6 +37,7 @@ describe('settings', () => {
       graphiql: true,
       authApiKeysFile: undefined,
       authJwt: undefined,
+      corsMaxAgeSeconds: 600,
       corsOrigins: '*',
       gatewaySecret: expect.any(String),
       gatewaySecretIsDefault: true,

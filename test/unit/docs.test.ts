@@ -15,10 +15,10 @@ const read = (path: string) => readFileSync(new URL(path, root), 'utf8')
 const contract = read('contract/runtime.md')
 
 /**
- * Settings contract/runtime.md lists which the gateway does not have yet (issues 29 and 30).
+ * Settings contract/runtime.md lists which the gateway does not have yet (issue 30).
  * Remove a name here when it is built.
  */
-const NOT_YET_BUILT = new Set<string>(['CORS_MAX_AGE_SECONDS', 'SUBGRAPH'])
+const NOT_YET_BUILT = new Set<string>(['SUBGRAPH'])
 
 /** The body of a `## heading` section: up to the next heading of the same level. */
 function section(markdown: string, heading: string): string {
