@@ -14,6 +14,30 @@ import type { Context } from '../context.js'
 const ignore = () => {}
 
 /**
+ * The fields selected below some field nodes on a type, collected once: the items of a list
+ * share their field nodes (and, within one request, their variables).
+ */
+const collected = new WeakMap<
+  readonly FieldNode[],
+  Map<GraphQLObjectType, Map<string, readonly FieldNode[]>>
+>()
+
+function selectedOn(type: GraphQLObjectType, info: GraphQLResolveInfo) {
+  let byType = collected.get(info.fieldNodes)
+  if (!byType) {
+    byType = new Map()
+    collected.set(info.fieldNodes, byType)
+  }
+  let fields = byType.get(type)
+  if (!fields) {
+    const { schema, fragments, variableValues } = info
+    fields = collectSubfields(schema, fragments, variableValues, type, info.fieldNodes)
+    byType.set(type, fields)
+  }
+  return fields
+}
+
+/**
  * Starts, now, the upstream reads selected below `value` (of `type`, in every @defer part) while
  * the field being resolved waits for `waiting` before it resolves to it: a company asked for by
  * number waits for its statements read, a list for its details. Every read starts as soon as its
@@ -60,7 +84,7 @@ export function startReadsBelow(
       }
       let resolved: unknown
       try {
-        const args = getArgumentValues(field, node, variableValues)
+        const args = getArgumentValues(field, node, above.variableValues)
         resolved = (field.resolve ?? defaultFieldResolver)(parent, args, ctx, here)
       } catch {
         continue
