@@ -99,9 +99,9 @@ module.exports = {
     ),
     forbid(
       'context-below-yoga',
-      'The per-operation context is made for resolvers; it imports no plugin of the edge.',
+      'The per-operation context is made for resolvers; it imports no plugin of the edge or of yoga.',
       { path: '^src/(context|config)\\.ts$' },
-      { path: [layer('(http|schema)'), '^src/(gateway|main)\\.ts$'] },
+      { path: [layer('(http|operation|schema)'), '^src/(gateway|main)\\.ts$'] },
     ),
     forbid(
       'demo-outside-production',

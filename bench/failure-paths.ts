@@ -155,9 +155,3 @@ const readEach = async (gateway: Gateway) => {
   }
   return answers
 }
-
-const range = (values: number[]) => {
-  const low = Math.min(...values)
-  const high = Math.max(...values)
-  return low === high ? low.toFixed(0) : `${low.toFixed(0)}–${high.toFixed(0)}`
-}

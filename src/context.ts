@@ -5,8 +5,8 @@ import type { YogaInitialContext } from 'graphql-yoga'
 import { keyedHash } from './domain/keyed-hash.js'
 import { Loaders } from './loaders/index.js'
 import { type KnownListTypes, ListTypes } from './loaders/list-types.js'
+import { traces } from './observability/operation-trace.js'
 import { requestIdOf } from './observability/request-id.js'
-import { operationTraceOf } from './operation/use-operation-tracing.js'
 import type { UpstreamClient } from './upstream/client.js'
 import type { Language, ReadScope } from './upstream/read-scope.js'
 
@@ -107,7 +107,7 @@ export function contextFactory(
     let staleReads = 0
     const operation: Operation = {
       requestId: requestIdOf(request),
-      trace: operationTraceOf(request),
+      trace: traces.get(request),
       caller: { token, language: languageOf(request.headers.get('accept-language')) },
       get callerId() {
         return settings.callerId(request, req?.socket.remoteAddress)

@@ -17,22 +17,18 @@ export class Loaders {
   private readonly reads: DataLoader<PreparedRequest, unknown, string>
   /**
    * Each read's scope: the operation's, saying whether only @defer parts want the read (where a
-   * budget is short the read path refuses those first). A first-payload field may ask for it
-   * later: it then stops being deferred.
+   * budget is short the read path refuses those first); a first-payload field that asks for it
+   * later, even once it is sent, makes it not deferred.
    */
-  private readonly scopes = new Map<string, { deferred: boolean }>()
-  /** The keys the next batch sends that a first-payload field asked for. */
-  private readonly firstPart = new Set<string>()
+  private readonly scopes = new Map<string, ReadScope & { deferred: boolean }>()
 
-  constructor(client: UpstreamClient, scope: ReadScope) {
+  constructor(
+    client: UpstreamClient,
+    private readonly scope: ReadScope,
+  ) {
     this.reads = new DataLoader(
       async (requests) =>
-        requests.map((request) => {
-          const own: ReadScope & { deferred: boolean } = Object.create(scope)
-          own.deferred = !this.firstPart.delete(request.key)
-          this.scopes.set(request.key, own)
-          return client.send(request, own)
-        }),
+        requests.map((request) => client.send(request, this.scopes.get(request.key) ?? scope)),
       { cacheKeyFn: (request) => request.key },
     )
   }
@@ -40,11 +36,9 @@ export class Loaders {
   /** The answer of one GET; `deferred`: asked for by a field a @defer part sends. */
   read<P, T>(endpoint: Endpoint<P, T>, params: P, deferred = false): Promise<T> {
     const request = prepare(endpoint, params)
-    if (!deferred) {
-      const sent = this.scopes.get(request.key)
-      if (sent) sent.deferred = false
-      else this.firstPart.add(request.key)
-    }
+    const own = this.scopes.get(request.key)
+    if (own) own.deferred &&= deferred
+    else this.scopes.set(request.key, Object.assign(Object.create(this.scope), { deferred }))
     return this.reads.load(request) as Promise<T>
   }
 }

@@ -22,6 +22,9 @@ const ATTR_GATEWAY_REQUEST_ID = 'gateway.request_id'
 /** Name of the operation span before its document is known (and when it never is). */
 const OPERATION_SPAN = 'graphql.operation'
 
+/** Each request's operation trace (none without a tracer): src/context.ts hands it to the reads. */
+export const traces = new WeakMap<Request, OperationTrace>()
+
 /** W3C trace context only: the caller's `baggage` is not forwarded to the upstream. */
 export const propagator = new W3CTraceContextPropagator()
 

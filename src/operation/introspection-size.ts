@@ -1,4 +1,5 @@
 import {
+  __Type,
   type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLField,
@@ -9,6 +10,7 @@ import {
   getNamedType,
   Kind,
   type SelectionSetNode,
+  TypeMetaFieldDef,
 } from 'graphql'
 import { collectFields } from 'graphql/execution/collectFields.js'
 
@@ -80,5 +82,13 @@ export function introspectionObjects(
     return total
   }
 
+  // The analysis is remembered whatever strings the variables hold: `__type(name: $name)` is
+  // counted as the largest type it could name.
+  const name = (nodes[0] as FieldNode).arguments?.find((a) => a.name.value === 'name')?.value
+  if (field === TypeMetaFieldDef && name?.kind === Kind.VARIABLE) {
+    const sets = nodes.flatMap((n) => (n.selectionSet ? [n.selectionSet] : []))
+    const types = Object.values(schema.getTypeMap())
+    return Math.max(0, ...types.map((type) => 1 + below(__Type, type, sets)))
+  }
   return countOf(field, undefined, nodes)
 }

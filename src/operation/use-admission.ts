@@ -12,8 +12,10 @@ import { checksOf } from '../schema/argument-checks.js'
 import { type Analysis, analysisCache } from './analysis.js'
 
 /**
- * Admission: the one place that decides, before an operation runs, whether it runs. Refused,
- * with no `data` and no upstream call (HTTP 400 to application/graphql-response+json):
+ * Admission: the one place that judges an operation's variables, arguments, parts and cost
+ * before it runs (the request, its document and its shape are judged before it, at the edge and
+ * in validation). Refused, with no `data` and no upstream call (HTTP 400 to
+ * application/graphql-response+json):
  * - a variable that does not coerce, or a null where a value is required (BAD_USER_INPUT);
  * - an argument a field refuses on its own, with the request's values (BAD_USER_INPUT,
  *   src/schema/argument-checks.ts), and an @stream initialCount below 0;
@@ -41,7 +43,7 @@ export function useAdmission(limits: AdmissionLimits): Plugin<Context> {
       const context = args.contextValue as Context & YogaInitialContext
       const scope = context.operation
       const operation = getOperationAST(args.document, args.operationName)
-      // yoga has refused a document without the operation asked (OPERATION_RESOLUTION_FAILURE).
+      // src/http/use-request-params.ts has refused a document without the operation asked.
       if (!operation) return
       const refuse = (errors: readonly GraphQLError[], extensions?: Record<string, unknown>) => {
         scope.end()

@@ -6,17 +6,12 @@ import {
   nameOperationTrace,
   type OperationTrace,
   startOperationTrace,
+  traces,
 } from '../observability/operation-trace.js'
 import { requestIdOf } from '../observability/request-id.js'
 import { runOperation } from './operation-name.js'
 import { errorCodesOf, observeStream, type ResultPart } from './result-stream.js'
 import { isWarmUp } from './warm-up.js'
-
-const operations = new WeakMap<Request, OperationTrace>()
-
-/** The trace of the operation `request` carries (none without a tracer). */
-export const operationTraceOf = (request: Request): OperationTrace | undefined =>
-  operations.get(request)
 
 function record(state: OperationTrace, result: ResultPart) {
   for (const code of errorCodesOf(result)) state.codes.add(code)
@@ -49,7 +44,7 @@ export function useOperationTracing(tracer: Tracer | undefined): Plugin {
       operation({ request, context: serverContext }, wrapped) {
         if (isWarmUp(serverContext)) return wrapped()
         const state = startOperationTrace(tracer, request.headers, requestIdOf(request))
-        operations.set(request, state)
+        traces.set(request, state)
         const done = () => {
           if (!state.streaming) endOperationTrace(state)
         }
@@ -69,13 +64,13 @@ export function useOperationTracing(tracer: Tracer | undefined): Plugin {
     },
     onParse() {
       return ({ result, context: { params, request } }) => {
-        const state = operations.get(request)
+        const state = traces.get(request)
         if (!state?.span.isRecording() || result === null || result instanceof Error) return
         name(state, result, params?.operationName)
       }
     },
     onExecutionResult({ request, result, setResult }) {
-      const state = operations.get(request)
+      const state = traces.get(request)
       if (!state || result === undefined) return
       if (isAsyncIterable(result)) {
         state.streaming = true

@@ -99,14 +99,14 @@ export function distinctCodes(values: readonly string[] | null | undefined) {
   return values?.length ? [...new Set(values)].sort() : undefined
 }
 
-/** A check made of a function that throws the refusal (a parser), for values parsed anyway. */
-export function parses(argument: string, parse: (value: never) => unknown): ArgumentCheck {
-  return given(argument, (value) => {
+/** A check made of the parser that throws the refusal (the resolver parses with it too). */
+export function parses(argument: string, parse: (args: Args) => unknown): ArgumentCheck {
+  return (args) => {
     try {
-      parse(value as never)
+      parse(args)
       return undefined
     } catch (error) {
-      return (error as Error).message
+      return { argument, message: (error as Error).message }
     }
-  })
+  }
 }

@@ -5,7 +5,7 @@ import { badUserInput, notFound } from '../errors/graphql-errors.js'
 import type { UpstreamError } from '../upstream/errors.js'
 import type { CompanyIdentifier, CompanyKey } from '../upstream/resources/common.js'
 import { financials, statementsFrom } from '../upstream/resources/financials.js'
-import { type ArgumentCheck, argumentChecks } from './argument-checks.js'
+import { argumentChecks, parses } from './argument-checks.js'
 import { builder } from './builder.js'
 import { startReadsBelow } from './prefetch.js'
 import { read } from './reads.js'
@@ -86,20 +86,12 @@ async function identity(
   return (await statementsRead(company, ctx, info)).identifier[field]
 }
 
-/** Normalises a company number given by a client (checked before the operation ran). */
+/** Normalises a company number a client gave; admission refuses, with this, a wrong one. */
 export function companyFromInput(country: CompanyKey['country'], number: string): CompanyKey {
   const check = normaliseCompanyNumber(country, number)
   if (!check.ok)
     throw badUserInput(`Invalid company number "${number}": ${check.reason}.`, 'number')
   return { country, companyNumber: check.number }
-}
-
-/** company(country:, number:) refuses a number of the wrong shape or checksum. */
-const companyNumberCheck: ArgumentCheck = ({ country, number }) => {
-  const check = normaliseCompanyNumber(country as CompanyKey['country'], number as string)
-  return check.ok
-    ? undefined
-    : { argument: 'number', message: `Invalid company number "${number}": ${check.reason}.` }
 }
 
 /**
@@ -172,7 +164,11 @@ builder.queryField('company', (t) =>
     },
     extensions: {
       ...upstreamCost({ brings: 'unverified' }),
-      ...argumentChecks(companyNumberCheck),
+      ...argumentChecks(
+        parses('number', (args) =>
+          companyFromInput(args.country as CompanyKey['country'], args.number as string),
+        ),
+      ),
     },
     resolve: (_root, { country, number }, ctx, info) =>
       companyByNumber(companyFromInput(country, number), ctx, info),

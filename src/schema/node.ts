@@ -4,7 +4,7 @@ import { badUserInput } from '../errors/graphql-errors.js'
 import { argumentChecks, parses } from './argument-checks.js'
 import { builder } from './builder.js'
 import { companyByNumber, companyFromId } from './company.js'
-import { contactByKey, contactKeyProblem } from './contact.js'
+import { contactByKey, contactKeyProblem } from './contact-id.js'
 import { decodeGlobalId } from './global-id.js'
 import { listById } from './list.js'
 import { upstreamCost } from './upstream-cost.js'
@@ -58,7 +58,7 @@ builder.queryFields((t) => ({
     // One read finds a list, a contact, or whether a company exists (shared with its fields' reads).
     extensions: {
       ...upstreamCost({ reads: 1, brings: 'carried' }),
-      ...argumentChecks(parses('id', (id: string) => parseNodeId(String(id)))),
+      ...argumentChecks(parses('id', (args) => parseNodeId(String(args.id)))),
     },
     resolve: (_root, { id }, ctx, info) => loadNode(String(id), ctx, info),
   }),

@@ -62,15 +62,7 @@ export function startReadsBelow(
     () => (waits = false),
   )
   const visit = (parent: unknown, parentType: GraphQLObjectType, above: GraphQLResolveInfo) => {
-    const { schema, fragments, variableValues } = above
-    const selected = collectSubfields(
-      schema,
-      fragments,
-      variableValues,
-      parentType,
-      above.fieldNodes,
-    )
-    for (const [key, nodes] of selected) {
+    for (const [key, nodes] of selectedOn(parentType, above)) {
       const node = nodes[0]
       const field = node && reading.has(node) && parentType.getFields()[node.name.value]
       if (!field) continue

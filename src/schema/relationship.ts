@@ -48,7 +48,7 @@ async function relatedParties(
   return (await read(ctx, info, relationships, { company })).data[side]
 }
 
-/** Both sides come from one relationships read; children are assumed 10 per company. */
+/** Both sides come from one relationships read; each is assumed 10 long per company. */
 const relationshipsCost = upstreamCost({
   reads: 1,
   sharedRead: 'relationships',

@@ -104,6 +104,17 @@ describe('introspection counts', () => {
     expect(body.errors?.[0]?.message).toMatch(/30540 objects/)
   })
 
+  it('counts __type(name: $name) as the largest type it could name, whatever name came first', async () => {
+    const tight = stack.replica({ maxResultObjects: 1000 })
+    const aliases = Array.from({ length: 25 }, (_, i) => `a${i}: __type(name: $n) { ...T }`)
+    const query = `query($n: String!) { ${aliases.join(' ')} } fragment T on __Type { name fields { name args { name } type { name ofType { name } } } }`
+    const ask = async (n: string) =>
+      (await tight.post(query, { n })).body.errors?.map((e) => e.extensions?.code)
+    // A name that matches nothing first: the analysis it leaves behind must not admit "Company".
+    expect(await ask('Nope')).toEqual(['QUERY_TOO_COSTLY'])
+    expect(await ask('Company')).toEqual(['QUERY_TOO_COSTLY'])
+  })
+
   it('counts against the depth limit like any other selection', async () => {
     let typeRef = 'name'
     for (let i = 0; i < 16; i++) typeRef = `name ofType { ${typeRef} }`
