@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest'
+import { bigList } from '../support/fixtures.js'
+import { startStack } from '../support/stack.js'
+
+/**
+ * Review of issue 27, "Partial answers lose nothing collateral, for every single fault": a list
+ * contact's `id` takes its company's contacts read (to rank namesakes). When that one read fails,
+ * the whole `List.contacts` connection is nulled (Contact.id is non-null, so the error climbs up
+ * to the nullable connection): every other contact of the page is lost, although none of them
+ * needed the failed read. A Relay page always selects `id`.
+ */
+
+const stack = await startStack()
+const { demo } = stack
+const failing = bigList.contacts[0]!.company
+const query = `{ list(listId: ${bigList.id}) { name contacts(first: 5) { nodes { id firstName lastName company { number } } } } }`
+
+type Node = { id: string; firstName: string; lastName: string; company: { number: string } }
+const contactsOf = (data: unknown) =>
+  (data as { list: { contacts: { nodes: (Node | null)[] } | null } }).list.contacts
+
+describe.each([500, 404])('one company contacts read answering %i', (status) => {
+  it('costs only the contacts that needed it, not the whole List.contacts', async () => {
+    demo.reset()
+    const clean = await stack.post(query)
+    const cleanNodes = contactsOf(clean.body.data)?.nodes as Node[]
+    const untouched = cleanNodes.filter((n) => n.company.number !== failing.companyNumber)
+    expect(untouched.length).toBeGreaterThan(0)
+
+    demo.reset()
+    demo.inject({
+      path: `/v1/companies/${failing.country}/${failing.companyNumber}/contacts`,
+      status,
+    })
+    const { body } = await stack.post(query)
+    const contacts = contactsOf(body.data)
+    // Observed: data.list.contacts is null, with one error at list.contacts.nodes.0.id.
+    expect(contacts).not.toBeNull()
+    expect(
+      contacts?.nodes.filter((n) => n !== null && n.company.number !== failing.companyNumber),
+    ).toEqual(untouched)
+  })
+})
