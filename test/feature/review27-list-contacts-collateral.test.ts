@@ -13,7 +13,10 @@ import { demoToken, startStack } from '../support/stack.js'
 
 const stack = await startStack()
 const { demo } = stack
-const failing = bigList.contacts[0]!.company
+const failing = (bigList.contacts[0] ?? bigList.contacts.at(-1))?.company ?? {
+  country: 'BE',
+  companyNumber: '0464622179',
+}
 const query = `{ list(listId: ${bigList.id}) { name contacts(first: 5) { nodes { id firstName lastName company { number } } } } }`
 
 type Node = { id: string; firstName: string; lastName: string; company: { number: string } }
