@@ -80,7 +80,7 @@ export const ERROR_CODES = {
   },
   NOT_ACCEPTABLE: {
     retryable: false,
-    when: 'The `Accept` header admits none of the types the gateway answers in (HTTP 406), found before the operation runs.',
+    when: 'The `Accept` header admits none of the types the gateway answers in, or an operation that `@defer`s or `@stream`s asks with one that cannot carry parts: HTTP 406, found before the operation runs.',
   },
   INTERNAL_SERVER_ERROR: {
     retryable: false,

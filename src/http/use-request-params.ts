@@ -76,8 +76,14 @@ const mediaType = (request: Request) =>
  * `documents`: PERSISTED_DOCUMENTS is set.
  */
 export function useRequestParams(documents: boolean): Plugin {
-  const fromText = (text: string) =>
-    paramsOf(Object.fromEntries(new URLSearchParams(text)), documents, true)
+  const fromText = (text: string) => {
+    const given = new URLSearchParams(text)
+    // A parameter given twice is as malformed as one of the wrong type in JSON.
+    if (new Set(given.keys()).size < [...given.keys()].length) {
+      throw malformed('A parameter is given more than once.')
+    }
+    return paramsOf(Object.fromEntries(given), documents, true)
+  }
   return {
     onRequestParse({ request, url, setRequestParser, endResponse, fetchAPI }) {
       if (request.method === 'GET') return setRequestParser(() => fromText(url.search))

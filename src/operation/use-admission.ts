@@ -4,10 +4,12 @@ import {
   getArgumentValues,
   getOperationAST,
   getVariableValues,
+  Kind,
+  print,
 } from 'graphql'
 import type { Plugin, YogaInitialContext } from 'graphql-yoga'
 import type { Context } from '../context.js'
-import { refusal } from '../errors/graphql-errors.js'
+import { httpError, refusal } from '../errors/graphql-errors.js'
 import { checksOf } from '../schema/argument-checks.js'
 import { type Analysis, analysisCache } from './analysis.js'
 
@@ -57,11 +59,7 @@ export function useAdmission(limits: AdmissionLimits): Plugin<Context> {
         args.variableValues ?? {},
         { maxErrors: 20 },
       )
-      if (variables.errors) {
-        return refuse(
-          variables.errors.map((e) => refusal('BAD_USER_INPUT', e.message, { nodes: e.nodes })),
-        )
-      }
+      if (variables.errors) return refuse(variables.errors.map(withoutValue))
       const analysis = analysisOf(args.schema, args.document, operation, variables.coerced)
       const cost = () => ({
         estimated: analysis.calls,
@@ -74,9 +72,11 @@ export function useAdmission(limits: AdmissionLimits): Plugin<Context> {
         ? [...analysis.refusals]
         : argumentProblems(analysis, variables.coerced)
       if (analysis.inParts && !acceptsParts(context.request)) {
+        // 406 whatever the Accept, as for an Accept the gateway cannot answer in at all.
         refusals.push(
-          refusal(
+          httpError(
             'NOT_ACCEPTABLE',
+            406,
             `@defer and @stream answer in parts: send Accept: ${INCREMENTAL_MEDIA_TYPES.join(' or ')}, or leave them out.`,
           ),
         )
@@ -144,6 +144,21 @@ export const INCREMENTAL_MEDIA_TYPES = ['multipart/mixed', 'text/event-stream']
 /** src/http/use-accept-check.ts has made Accept the list of types the gateway may answer in. */
 const acceptsParts = (request: Request) =>
   (request.headers.get('accept') ?? '').split(', ').some((t) => INCREMENTAL_MEDIA_TYPES.includes(t))
+
+/**
+ * A variable that does not coerce, said without its value: graphql-js's message repeats it (twice,
+ * a 50 KB value made a 100 KB answer), and nothing a caller sends is echoed.
+ */
+function withoutValue(error: GraphQLError): GraphQLError {
+  const definition = error.nodes?.[0]
+  const named =
+    definition?.kind === Kind.VARIABLE_DEFINITION
+      ? `Variable "$${definition.variable.name.value}" of type ${print(definition.type)}`
+      : 'A variable'
+  return refusal('BAD_USER_INPUT', `${named} got a value that does not coerce to its type.`, {
+    nodes: error.nodes,
+  })
+}
 
 /** Why the estimate refuses an operation (QUERY_TOO_COSTLY); undefined when it fits. */
 function tooCostlyMessage(

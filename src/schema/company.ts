@@ -89,8 +89,8 @@ async function identity(
 /** Normalises a company number a client gave; admission refuses, with this, a wrong one. */
 export function companyFromInput(country: CompanyKey['country'], number: string): CompanyKey {
   const check = normaliseCompanyNumber(country, number)
-  if (!check.ok)
-    throw badUserInput(`Invalid company number "${number}": ${check.reason}.`, 'number')
+  // The number is not repeated: nothing a caller sends is echoed.
+  if (!check.ok) throw badUserInput(`Invalid company number: ${check.reason}.`, 'number')
   return { country, companyNumber: check.number }
 }
 
