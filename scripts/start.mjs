@@ -1,7 +1,8 @@
 // `npm start`: builds dist/ when it is missing or older than src/, then serves it. With a
 // current dist/ (an image, `npm run build` done elsewhere) only production dependencies are
 // needed; building needs TypeScript, a dev dependency.
-import { spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 
@@ -29,10 +30,21 @@ if (!existsSync(built) || newest(new URL('src', root)) > statSync(built).mtimeMs
     )
     process.exit(1)
   }
-  const build = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+  // Not spawnSync: a SIGTERM or SIGINT while it builds stops the build too and exits 0, leaving
+  // no tsc behind (nothing was served yet).
+  const build = spawn(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
     cwd: root,
     stdio: 'inherit',
   })
-  if (build.status !== 0) process.exit(build.status ?? 1)
+  let stopped = false
+  const stop = (signal) => {
+    stopped = true
+    build.kill(signal)
+  }
+  process.once('SIGTERM', stop).once('SIGINT', stop)
+  const [code] = await once(build, 'exit')
+  if (stopped) process.exit(0)
+  process.off('SIGTERM', stop).off('SIGINT', stop)
+  if (code !== 0) process.exit(code ?? 1)
 }
 await import(new URL('dist/main.js', root).href)

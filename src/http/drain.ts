@@ -1,4 +1,5 @@
 import type { Server, ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
 import type { Plugin } from 'graphql-yoga'
 
 /**
@@ -15,19 +16,39 @@ export function useDrain(draining: () => boolean): Plugin {
 }
 
 /**
- * The requests of a node:http server in flight, from their headers to the end of their response.
- * The server keeps listening while it drains: `quiet` resolves once nothing is in flight and no
- * request has come for `quietMs`, and `stop` then stops listening.
+ * The requests of a node:http server in flight, from their first bytes to the end of their
+ * response. The server keeps listening while it drains: `quiet` resolves once nothing is in
+ * flight and no request has come for `quietMs`, and `stop` then stops listening. A request whose
+ * head is still arriving counts as in flight: watched only while draining (a socket's `data`
+ * listener takes it off node's fast path).
  */
 export function trackRequests(server: Server, quietMs: number) {
   const inFlight = new Set<ServerResponse>()
+  const sockets = new Set<Socket>()
+  const arriving = new Set<Socket>()
   let onQuiet: (() => void) | undefined
   let timer: NodeJS.Timeout | undefined
   const wait = () => {
     clearTimeout(timer)
-    if (onQuiet && inFlight.size === 0) timer = setTimeout(onQuiet, quietMs)
+    if (onQuiet && inFlight.size === 0 && arriving.size === 0) timer = setTimeout(onQuiet, quietMs)
   }
-  server.on('request', (_req, res: ServerResponse) => {
+  const watch = (socket: Socket) =>
+    socket.on('data', () => {
+      if ([...inFlight].some((res) => res.socket === socket)) return
+      arriving.add(socket)
+      clearTimeout(timer)
+    })
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket)
+    if (onQuiet) watch(socket)
+    socket.once('close', () => {
+      sockets.delete(socket)
+      arriving.delete(socket)
+      wait()
+    })
+  })
+  server.on('request', (req, res: ServerResponse) => {
+    arriving.delete(req.socket)
     inFlight.add(res)
     clearTimeout(timer)
     res.once('close', () => {
@@ -44,6 +65,7 @@ export function trackRequests(server: Server, quietMs: number) {
     quiet: () =>
       new Promise<void>((resolve) => {
         onQuiet = resolve
+        for (const socket of sockets) watch(socket)
         wait()
       }),
     /**
