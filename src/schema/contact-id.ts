@@ -21,6 +21,9 @@ export type ContactRef = CompanyContact & { company: CompanyIdentifier; key?: st
  * title, which tells apart two people of one name; `rank`, for people of one company who agree
  * on both, their place among them in contactId order (the first has none). Ranks are counted
  * over the company's contacts read whole, so a person has the same ID on every page and filter.
+ * Where that read is not in hand (it failed, or it no longer holds the person: renumbered since
+ * it was cached), `~<id>`, a short keyed hash of the contactId, stands in for the rank: unique
+ * still, though not the ID the person has elsewhere.
  */
 function baseKey(contact: CompanyContact, company: CompanyKey, ctx: Context) {
   const person = [
@@ -34,7 +37,14 @@ function baseKey(contact: CompanyContact, company: CompanyKey, ctx: Context) {
   return `${company.country}:${company.companyNumber}:${tag}.${role}`
 }
 
-const CONTACT_KEY = /^(BE|NL|FR):(\d{1,20}):([\w-]{16})\.([\w-]{6})(?:\.([1-9]\d{0,3}))?$/
+const CONTACT_KEY =
+  /^(BE|NL|FR):(\d{1,20}):([\w-]{16})\.([\w-]{6})(?:\.([1-9]\d{0,3})|~([\w-]{6}))?$/
+
+/** The key of a contact its company's contacts read does not rank (see baseKey). */
+function unrankedKey(contact: CompanyContact, company: CompanyKey, ctx: Context) {
+  const id = ctx.keyedHash(['contact-id', String(contact.identifier.contactId)], 6)
+  return `${baseKey(contact, company, ctx)}~${id}`
+}
 
 /** Whether a Contact ID's key is well formed (node() refuses others before running). */
 export function contactKeyProblem(key: string): string | undefined {
@@ -71,18 +81,62 @@ export function contactsOf(
   return readWhole(ctx, info, companyContacts, { company, ...filters })
 }
 
-/** A contact's key, from its company's contacts read whole (what a list's contacts lack). */
+/**
+ * The keys of the contacts `within` (a filtered read, a list's contacts), ranked over `all`, the
+ * company's contacts read whole. One `all` does not hold (renumbered since it was read, in the
+ * cache) keeps its rank where its namesakes in `within` are as many as in `all` (renumbering
+ * keeps their order); otherwise it is unranked. Without `all` (its read failed), unranked too.
+ */
+export function keysAmong(
+  within: readonly CompanyContact[],
+  all: readonly CompanyContact[] | undefined,
+  company: CompanyKey,
+  ctx: Context,
+): Map<number, string> {
+  const ranked = all ? keysOf(all, company, ctx) : new Map<number, string>()
+  if (within === all) return ranked
+  const baseOf = (key: string) => key.replace(/\.\d+$/, '')
+  const inAll = new Map<string, number>()
+  for (const key of ranked.values()) inAll.set(baseOf(key), (inAll.get(baseOf(key)) ?? 0) + 1)
+  const namesakes = new Map<string, number[]>()
+  for (const item of within) {
+    const base = baseKey(item, company, ctx)
+    namesakes.set(base, [...(namesakes.get(base) ?? []), item.identifier.contactId])
+  }
+  const keys = new Map<number, string>()
+  for (const item of within) {
+    const id = item.identifier.contactId
+    const base = baseKey(item, company, ctx)
+    const group = (namesakes.get(base) ?? []).toSorted((a, b) => a - b)
+    const rank = group.indexOf(id)
+    keys.set(
+      id,
+      ranked.get(id) ??
+        (group.length === inAll.get(base)
+          ? rank === 0
+            ? base
+            : `${base}.${rank}`
+          : unrankedKey(item, company, ctx)),
+    )
+  }
+  return keys
+}
+
+/**
+ * A contact's key, from its company's contacts read whole (what a list's contacts lack). That read
+ * failing costs this contact its usual ID, not the page: the ID is never null.
+ */
 export async function keyOf(
   contact: ContactRef,
   ctx: Context,
   info: GraphQLResolveInfo,
 ): Promise<string> {
   if (contact.key !== undefined) return contact.key
-  const all = await contactsOf(contact.company, {}, ctx, info)
-  return (
-    keysOf(all.items, contact.company, ctx).get(contact.identifier.contactId) ??
-    baseKey(contact, contact.company, ctx)
+  const all = await contactsOf(contact.company, {}, ctx, info).catch(() => undefined)
+  const key = keysAmong([contact], all?.items, contact.company, ctx).get(
+    contact.identifier.contactId,
   )
+  return key ?? unrankedKey(contact, contact.company, ctx)
 }
 
 /**
@@ -98,11 +152,18 @@ export async function contactByKey(
   const [country, companyNumber] = key.split(':') as [CompanyKey['country'], string]
   const { first, items } = await contactsOf({ country, companyNumber }, {}, ctx, info)
   const keys = keysOf(items, first.identifier, ctx)
-  const found = items.filter((item) => keys.get(item.identifier.contactId) === key)
+  const unranked = key.includes('~')
+  const found = items.filter((item) =>
+    unranked
+      ? unrankedKey(item, first.identifier, ctx) === key
+      : keys.get(item.identifier.contactId) === key,
+  )
   const person = key.slice(0, key.indexOf('.'))
-  const namesakes = CONTACT_KEY.exec(key)?.[5]
-    ? []
-    : items.filter((item) => keys.get(item.identifier.contactId)?.startsWith(`${person}.`))
+  const match = CONTACT_KEY.exec(key)
+  const namesakes =
+    match?.[5] || match?.[6]
+      ? []
+      : items.filter((item) => keys.get(item.identifier.contactId)?.startsWith(`${person}.`))
   const [only] = found.length > 0 ? found : namesakes.length === 1 ? namesakes : []
   if (!only) {
     throw notFound('No contact with this ID: the person is no longer among the company’s contacts.')

@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest'
-import { describe, expect } from 'vitest'
-import { companyArgs, michiels } from '../support/fixtures.js'
+import { describe, expect, it } from 'vitest'
+import { bigList, companyArgs, michiels } from '../support/fixtures.js'
 import { startStack } from '../support/stack.js'
 
 /**
@@ -125,4 +125,33 @@ describe('Contact IDs with namesakes', () => {
       expect([...renumbered.values()]).toEqual([...all.values()])
     },
   )
+})
+
+describe('Contact IDs without their ranking read', () => {
+  it('a list contact whose company’s contacts read fails keeps a unique ID, and node() finds that person', async () => {
+    const failing = bigList.contacts[0]?.company
+    if (!failing) throw new Error('no list contact')
+    demo.reset()
+    demo.inject({
+      path: `/v1/companies/${failing.country}/${failing.companyNumber}/contacts`,
+      status: 500,
+    })
+    const { body } = await stack.post(
+      `{ list(listId: ${bigList.id}) { contacts(first: 20) { nodes { id contactId } } } }`,
+    )
+    expect(body.errors).toBeUndefined()
+    const nodes = (
+      body.data as { list: { contacts: { nodes: { id: string; contactId: number }[] } } }
+    ).list.contacts.nodes
+    expect(new Set(nodes.map((n) => n.id)).size).toBe(nodes.length)
+    demo.reset()
+    const found = await stack.post(
+      'query($ids: [ID!]!) { nodes(ids: $ids) { ... on Contact { contactId } } }',
+      { ids: nodes.map((n) => n.id) },
+    )
+    expect(found.body.errors).toBeUndefined()
+    expect((found.body.data as { nodes: unknown[] }).nodes).toEqual(
+      nodes.map((n) => ({ contactId: n.contactId })),
+    )
+  })
 })
