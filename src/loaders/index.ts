@@ -13,18 +13,24 @@ import type { ReadScope } from '../upstream/read-scope.js'
  * never when its batch's slowest does, and a key found in the cache waits for nothing either
  * (its batch settles at once; dataloader#222).
  */
+/** The operation's scope, with what is left of its budget. */
+export type OperationScope = ReadScope & { readonly upstreamCalls: number; readonly limit: number }
+
+type OwnScope = ReadScope & { deferred: boolean }
+
 export class Loaders {
   private readonly reads: DataLoader<PreparedRequest, unknown, string>
   /**
-   * Each read's scope: the operation's, saying whether only @defer parts want the read (where a
-   * budget is short the read path refuses those first); a first-payload field that asks for it
-   * later, even once it is sent, makes it not deferred.
+   * Each read's scope: the operation's, saying whether only @defer parts want the read; a
+   * first-payload field that asks for it later, even once it is sent, makes it not deferred.
    */
-  private readonly scopes = new Map<string, ReadScope & { deferred: boolean }>()
+  private readonly scopes = new Map<string, OwnScope>()
+  /** First-payload reads not settled: each may need a retry from the budget. */
+  private pending = 0
 
   constructor(
     client: UpstreamClient,
-    private readonly scope: ReadScope,
+    private readonly scope: OperationScope,
   ) {
     this.reads = new DataLoader(
       async (requests) =>
@@ -36,9 +42,36 @@ export class Loaders {
   /** The answer of one GET; `deferred`: asked for by a field a @defer part sends. */
   read<P, T>(endpoint: Endpoint<P, T>, params: P, deferred = false): Promise<T> {
     const request = prepare(endpoint, params)
+    const load = this.reads.load(request) as Promise<T>
     const own = this.scopes.get(request.key)
-    if (own) own.deferred &&= deferred
-    else this.scopes.set(request.key, Object.assign(Object.create(this.scope), { deferred }))
-    return this.reads.load(request) as Promise<T>
+    if (!own) this.scopes.set(request.key, this.scopeOf(deferred, load))
+    else if (own.deferred && !deferred) {
+      own.deferred = false
+      this.holds(load)
+    }
+    return load
+  }
+
+  /**
+   * A read's scope. Where the budget is short a deferred read is refused first: it may not take
+   * the calls the first payload's reads in flight may need for a retry, so the first payload does
+   * not depend on @defer.
+   */
+  private scopeOf(deferred: boolean, load: Promise<unknown>): OwnScope {
+    const { scope } = this
+    const own: OwnScope = Object.create(scope)
+    own.deferred = deferred
+    own.spend = () =>
+      own.deferred && scope.limit - scope.upstreamCalls <= this.pending ? false : scope.spend()
+    if (!deferred) this.holds(load)
+    return own
+  }
+
+  private holds(load: Promise<unknown>) {
+    this.pending++
+    const settled = () => {
+      this.pending--
+    }
+    load.then(settled, settled)
   }
 }

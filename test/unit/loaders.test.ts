@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { Loaders } from '../../src/loaders/index.js'
+import { Loaders, type OperationScope } from '../../src/loaders/index.js'
 import type { UpstreamClient } from '../../src/upstream/client.js'
 import { defineEndpoint, type PreparedRequest } from '../../src/upstream/endpoint.js'
 import type { ReadScope } from '../../src/upstream/read-scope.js'
@@ -36,7 +36,7 @@ const tick = () => new Promise((resolve) => setImmediate(resolve))
 describe('Loaders', () => {
   it('makes each read once and answers each as it lands, a cached key too', async () => {
     const { client, sent } = fakeClient()
-    const loaders = new Loaders(client, {} as ReadScope)
+    const loaders = new Loaders(client, {} as OperationScope)
     const slow = loaders.read(thing, { id: 1 })
     const fast = loaders.read(thing, { id: 2 })
     await tick()
@@ -57,7 +57,7 @@ describe('Loaders', () => {
 
   it('marks a read deferred only while no first-payload field has asked for it', async () => {
     const { client, sent } = fakeClient()
-    const loaders = new Loaders(client, {} as ReadScope)
+    const loaders = new Loaders(client, {} as OperationScope)
     void loaders.read(thing, { id: 1 }, true)
     void loaders.read(thing, { id: 2 }, true)
     void loaders.read(thing, { id: 2 }, false)
@@ -68,5 +68,33 @@ describe('Loaders', () => {
     void loaders.read(thing, { id: 1 }, false)
     expect(sent[0]?.scope.deferred).toBe(false)
     expect(sent).toHaveLength(3)
+  })
+
+  it("keeps, where the budget is short, the calls the first payload's reads in flight may need", async () => {
+    const { client, sent } = fakeClient()
+    let used = 0
+    const scope = {
+      limit: 3,
+      get upstreamCalls() {
+        return used
+      },
+      spend: () => (used < 3 ? ++used > 0 : false),
+    } as unknown as OperationScope
+    const loaders = new Loaders(client, scope)
+    void loaders.read(thing, { id: 1 })
+    void loaders.read(thing, { id: 2 }, true)
+    void loaders.read(thing, { id: 3 }, true)
+    await tick()
+    // The first-payload read is sent; one deferred read may follow, the last call is kept.
+    expect(sent[0]?.scope.spend()).toBe(true)
+    expect(sent[1]?.scope.spend()).toBe(true)
+    expect(sent[2]?.scope.spend()).toBe(false)
+    // Its retry has the call.
+    expect(sent[0]?.scope.spend()).toBe(true)
+    // Once it has landed, nothing is kept for it.
+    used = 2
+    sent[0]?.land('one')
+    await tick()
+    expect(sent[2]?.scope.spend()).toBe(true)
   })
 })
