@@ -8,7 +8,7 @@ import { demoData } from './fixtures.js'
 import { demoToken } from './stack.js'
 
 /**
- * Review 27: a gateway on a scriptable upstream. Every request goes to `route` first; when it
+ * A gateway on a scriptable upstream, for what the demo's data cannot show (namesakes, renumbering). Every request goes to `route` first; when it
  * returns undefined the request is passed to a demo upstream (its faults and holds apply).
  */
 export type Route = (

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { demoToken, startStack } from '../support/stack.js'
 
 /**
- * Review of issue 27, "The request edge. One code and status per kind of refusal, as
+ * Issue 27: "The request edge. One code and status per kind of refusal, as
  * docs/errors.md says … No internal error object or caller input is echoed in production."
  */
 
@@ -34,7 +34,7 @@ describe('in production, a refusal repeats nothing the caller sent', () => {
       body: { query, variables },
     })
     expect(answer.json().errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT')
-    // Observed: the 50 KB value comes back in the message (twice for the variables: 100 KB).
+    // Before the fix: the 50 KB value comes back in the message (twice for the variables: 100 KB).
     expect(answer.text).not.toContain(marker)
     expect(answer.text.length).toBeLessThan(2_000)
   })
@@ -56,7 +56,7 @@ describe('NOT_ACCEPTABLE has one status', () => {
         body: { query: '{ __typename }' },
       })
       expect(other.status).toBe(406)
-      // Observed: 200 to application/json, 400 to application/graphql-response+json.
+      // Before the fix: 200 to application/json, 400 to application/graphql-response+json.
       expect(answer.status).toBe(other.status)
     },
   )
@@ -78,7 +78,7 @@ describe('a parameter given twice in a URL is malformed, as a non-string one is 
       path: `/graphql?query=${document}&operationName=a&operationName=b`,
       headers: { accept: 'application/json', ...demoToken },
     })
-    // Observed: 200, operation b runs (the last one given) and calls the upstream.
+    // Before the fix: 200, operation b runs (the last one given) and calls the upstream.
     expect([get.status, get.json().errors?.[0]?.extensions?.code]).toEqual([400, 'BAD_REQUEST'])
     expect(demo.calls()).toEqual([])
   })

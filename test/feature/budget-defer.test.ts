@@ -3,7 +3,7 @@ import { partsAsTheyArrive } from '../support/incremental.js'
 import { demoToken, startStack } from '../support/stack.js'
 
 /**
- * Review of issue 27: "Where a run-time budget is short (retries), deferred reads are refused
+ * Issue 27: "Where a run-time budget is short (retries), deferred reads are refused
  * before first-part ones, so the first part does not depend on @defer." With MAX_OPERATION_COST
  * equal to the estimate (5: statements, lookalikes, three lookalike names) and the company's
  * statements answering 503 once, the deferred lookalike-name reads are sent after the 503 came
@@ -38,7 +38,7 @@ it('the first part is the same whether or not deferred reads share the budget', 
   const first = await firstPart(
     `{ company(${company}) { name ... @defer { lookalikes(first: 3) { nodes { name } } } } }`,
   )
-  // Observed: { company: { name: null } } with UPSTREAM_ERROR (the retry was never sent).
+  // Before the fix: { company: { name: null } } with UPSTREAM_ERROR (the retry was never sent).
   expect(first?.data).toEqual({ company: { name: 'Brasserie Claes SA' } })
   expect(first?.errors).toBeUndefined()
 })

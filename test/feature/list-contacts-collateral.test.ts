@@ -4,7 +4,7 @@ import { partsAsTheyArrive, reassemble } from '../support/incremental.js'
 import { demoToken, startStack } from '../support/stack.js'
 
 /**
- * Review of issue 27, "Partial answers lose nothing collateral, for every single fault": a list
+ * Issue 27: "Partial answers lose nothing collateral, for every single fault": a list
  * contact's `id` takes its company's contacts read (to rank namesakes). When that one read fails,
  * the whole `List.contacts` connection is nulled (Contact.id is non-null, so the error climbs up
  * to the nullable connection): every other contact of the page is lost, although none of them
@@ -38,7 +38,7 @@ describe.each([500, 404])('one company contacts read answering %i', (status) => 
     })
     const { body } = await stack.post(query)
     const contacts = contactsOf(body.data)
-    // Observed: data.list.contacts is null, with one error at list.contacts.nodes.0.id.
+    // Before the fix: data.list.contacts is null, with one error at list.contacts.nodes.0.id.
     expect(contacts).not.toBeNull()
     expect(
       contacts?.nodes.filter((n) => n !== null && n.company.number !== failing.companyNumber),
@@ -70,7 +70,7 @@ describe('the same fault, the same page split by @defer', () => {
     const parts = []
     for await (const part of partsAsTheyArrive(response)) parts.push(part)
     const split = reassemble(parts)
-    // Observed: without @defer `contacts` is null; with it, the first part holds all three
+    // Before the fix: without @defer `contacts` is null; with it, the first part holds all three
     // contacts and only the first one's deferred `id` part fails (data: null at nodes.0).
     expect(split.data).toEqual(plain.body.data)
   })

@@ -1,8 +1,8 @@
 import { expect, it } from 'vitest'
-import { paged, scriptedStack } from '../support/review27-upstream.js'
+import { paged, scriptedStack } from '../support/scripted-upstream.js'
 
 /**
- * Review of issue 27, "IDs are unique … unchanged when the upstream renumbers contacts": two
+ * Issue 27: "IDs are unique … unchanged when the upstream renumbers contacts": two
  * people of one company with the same name and job title (the issue's "Elise Martin, sales
  * representative"). The upstream renumbers its contacts (contract: "contactId values can change,
  * rarely"), keeping their order. With the cache at its default TTL, a filtered contacts field now
@@ -55,7 +55,7 @@ it('two identical people keep two IDs after the upstream renumbers them', async 
     `{ company(country: BE, number: "0922178703") { all: contacts { nodes { id contactId } } martins: contacts(q: "martin") { nodes { id contactId } } } }`,
   )
   const martins = ids(both.body.data.company.martins)
-  // Observed: both Martins get the same ID (the first one's), e.g. [X, X].
+  // Before the fix: both Martins get the same ID (the first one's), e.g. [X, X].
   expect(new Set(martins).size).toBe(2)
   // The same person has the same ID in both fields of one response.
   expect(martins).toEqual(ids(both.body.data.company.all).slice(0, 2))
