@@ -1,157 +1,121 @@
 import { type Dispatcher, Pool, errors as undiciErrors } from 'undici'
 import { cancelled, UpstreamError } from './errors.js'
-import { statusError } from './response.js'
+
+/** The only code that talks HTTP to the REST service (undici): one keep-alive pool, a deadline
+ *  on every request, a limit on every body, every failure an UpstreamError with its code. */
 
 export interface SendOptions {
   /** The REST service's base URL; `/v1/...` paths are appended to it. */
   baseUrl: string
-  /** Budget for one request: connecting, headers and the whole body. */
+  /** UPSTREAM_TIMEOUT_MS: connecting, headers and the whole body. */
   timeoutMs: number
-  /** Concurrent upstream requests; more wait in the pool's queue. */
   maxConnections: number
-  /** Largest response body accepted; larger is a bad response, not an out-of-memory. */
+  /** Largest body accepted; a larger one is a bad response, not an out-of-memory. */
   maxResponseBytes: number
-  /** Replaces the connection pool, e.g. with undici's MockAgent in unit tests. */
+  /** Replaces the connection pool, e.g. with undici's MockAgent in tests. */
   dispatcher?: Dispatcher | undefined
 }
 
-/** A 2xx answer: its body's text, and the upstream's `Cache-Control`. */
-export interface Answer {
-  status: number
-  text: string
-  cacheControl: string | undefined
+/** What a GET is sent with: headers, the endpoint its errors name, its end and deadline. */
+export interface Sending {
+  headers: Record<string, string>
+  endpoint: string
+  scope: { signal: AbortSignal }
+  readDeadline: number
 }
 
-const TIMEOUT_CODES = new Set([
+const TIMEOUTS = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
 ])
+/** Why a request past its deadline is aborted (one object: no stack per request). */
+const TIMED_OUT = new DOMException('UPSTREAM_TIMEOUT_MS passed.', 'TimeoutError')
+const MEANING: Record<number, [UpstreamError['code'], string]> = {
+  401: ['UNAUTHENTICATED', 'the upstream refused the credentials (401)'],
+  403: ['FORBIDDEN', 'access forbidden by the upstream (403)'],
+  404: ['NOT_FOUND', 'not found (404)'],
+  429: ['RATE_LIMITED', 'rate limited by the upstream (429)'],
+}
 
-/** Why a request past its UPSTREAM_TIMEOUT_MS is aborted (one object: no stack per request). */
-const UPSTREAM_TIMED_OUT = new DOMException('UPSTREAM_TIMEOUT_MS passed.', 'TimeoutError')
-
-/**
- * The only code that talks HTTP to the REST service (undici): one keep-alive connection pool per
- * process, a deadline on every request, a limit on every body, and every failure an
- * UpstreamError.
- */
 export class UpstreamHttp {
   private readonly dispatcher: Dispatcher
   private readonly origin: string
   private readonly basePath: string
-  private readonly timeoutMs: number
 
-  constructor(options: SendOptions) {
+  constructor(private readonly options: SendOptions) {
+    const { timeoutMs: timeout, maxResponseBytes: maxResponseSize } = options
     const base = new URL(options.baseUrl)
     this.origin = base.origin
     this.basePath = base.pathname.replace(/\/+$/, '')
-    this.timeoutMs = options.timeoutMs
     this.dispatcher =
       options.dispatcher ??
       new Pool(this.origin, {
         connections: options.maxConnections,
-        connect: { timeout: options.timeoutMs },
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
-        maxResponseSize: options.maxResponseBytes,
+        connect: { timeout },
+        headersTimeout: timeout,
+        bodyTimeout: timeout,
+        maxResponseSize,
       })
   }
 
-  /**
-   * One GET of `pathAndQuery`, aborted when `operationEnded` aborts (a cancelled error) or at
-   * `deadline` (epoch ms, UPSTREAM_TIMEOUT); a non-2xx answer is its status's error. `endpoint`
-   * names the endpoint in errors.
-   */
-  async get(
-    pathAndQuery: string,
-    headers: Record<string, string>,
-    endpoint: string,
-    operationEnded: AbortSignal,
-    deadline: number,
-  ): Promise<Answer> {
-    // One controller, a plain timer and one listener: AbortSignal.timeout and AbortSignal.any
-    // cost several times more, for each of the hundreds of requests a traversal sends.
+  /** One GET of `path`, aborted when `signal` aborts (cancelled) or at `deadline` (epoch ms:
+   *  timeout). A 2xx answer's status, body text and `Cache-Control`; else its status's error. */
+  async get(path: string, { headers, endpoint, scope: { signal }, readDeadline }: Sending) {
+    // One controller and one plain timer: AbortSignal.timeout and .any cost several times more.
     const abort = new AbortController()
-    let timedOut = false
-    const timer = setTimeout(
-      () => {
-        timedOut = true
-        abort.abort(UPSTREAM_TIMED_OUT)
-      },
-      Math.max(1, deadline - Date.now()),
-    )
-    const onEnded = () => abort.abort(operationEnded.reason)
-    if (operationEnded.aborted) onEnded()
-    else operationEnded.addEventListener('abort', onEnded, { once: true })
+    const timer = setTimeout(() => abort.abort(TIMED_OUT), Math.max(1, readDeadline - Date.now()))
+    const onEnd = () => abort.abort(signal.reason)
+    if (signal.aborted) onEnd()
+    else signal.addEventListener('abort', onEnd, { once: true })
     try {
-      const response = await this.dispatcher.request({
-        origin: this.origin,
-        path: `${this.basePath}${pathAndQuery}`,
-        method: 'GET',
-        headers,
-        signal: abort.signal,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-      })
-      const status = response.statusCode
-      if (status < 200 || status >= 300) {
-        // Free the connection without reading an error body we would not show anyway.
-        await response.body.dump()
-        throw statusError(status, response.headers['retry-after'], endpoint)
+      const { origin, basePath } = this
+      const request = { origin, path: basePath + path, method: 'GET', headers } as const
+      const response = await this.dispatcher.request({ ...request, signal: abort.signal })
+      const { statusCode: status, headers: answered } = response
+      if (status >= 200 && status < 300) {
+        const cacheControl = [answered['cache-control'] ?? []].flat().join(',') || undefined
+        return { status, text: await response.body.text(), cacheControl }
       }
-      const cacheControl = response.headers['cache-control']
-      const text = await response.body.text()
-      return {
-        status,
-        text,
-        cacheControl: Array.isArray(cacheControl) ? cacheControl.join(',') : cacheControl,
-      }
+      // Free the connection without reading an error body nobody will see.
+      await response.body.dump()
+      const [code, message] = MEANING[status] ?? [
+        'UPSTREAM_ERROR',
+        `the upstream answered ${status}`,
+      ]
+      const retryAfterSeconds = seconds([answered['retry-after']].flat()[0])
+      throw new UpstreamError(code, endpoint, message, { status, retryAfterSeconds })
     } catch (error) {
-      if (operationEnded.aborted) throw cancelled(endpoint)
-      throw this.transportError(error, endpoint, timedOut)
+      if (signal.aborted) throw cancelled(endpoint)
+      throw this.failure(error, endpoint, abort.signal.reason === TIMED_OUT)
     } finally {
       clearTimeout(timer)
-      operationEnded.removeEventListener('abort', onEnded)
+      signal.removeEventListener('abort', onEnd)
     }
   }
 
-  /** The status a GET of `path` is answered with, its body dropped; throws when none comes. */
-  async status(path: string, headers: Record<string, string>): Promise<number> {
-    const response = await this.dispatcher.request({
-      origin: this.origin,
-      path: `${this.basePath}${path}`,
-      method: 'GET',
-      headers,
-      signal: AbortSignal.timeout(this.timeoutMs),
-    })
-    await response.body.dump()
-    return response.statusCode
-  }
-
+  /** Ends the requests still under way (their operations are over by then) and the pool. */
   close(): Promise<void> {
-    return this.dispatcher.close()
+    return this.dispatcher.destroy()
   }
 
-  private transportError(error: unknown, endpoint: string, timedOut: boolean): UpstreamError {
+  private failure(error: unknown, endpoint: string, timedOut: boolean): UpstreamError {
     if (error instanceof UpstreamError) return error
     const code = (error as { code?: string }).code
-    if (timedOut || (code !== undefined && TIMEOUT_CODES.has(code))) {
-      return new UpstreamError(
-        'UPSTREAM_TIMEOUT',
-        endpoint,
-        `no complete answer within ${this.timeoutMs} ms`,
-        { cause: error },
-      )
-    }
-    if (error instanceof undiciErrors.ResponseExceededMaxSizeError) {
-      return new UpstreamError('UPSTREAM_BAD_RESPONSE', endpoint, 'response body is too large', {
-        cause: error,
-      })
-    }
-    const reason = code ?? (error instanceof Error ? error.message : 'unknown')
-    return new UpstreamError('UPSTREAM_ERROR', endpoint, `request failed (${reason})`, {
-      cause: error,
-    })
+    const [kind, message]: [UpstreamError['code'], string] =
+      timedOut || TIMEOUTS.has(code ?? '')
+        ? ['UPSTREAM_TIMEOUT', `no complete answer within ${this.options.timeoutMs} ms`]
+        : error instanceof undiciErrors.ResponseExceededMaxSizeError
+          ? ['UPSTREAM_BAD_RESPONSE', 'response body is too large']
+          : ['UPSTREAM_ERROR', `request failed (${code ?? (error as Error)?.message})`]
+    return new UpstreamError(kind, endpoint, message, { cause: error })
   }
+}
+
+/** Retry-After as delay-seconds or an HTTP date (RFC 9110 §10.2.3), in seconds. */
+function seconds(value: string | undefined): number | undefined {
+  if (!value?.trim()) return undefined
+  if (/^\d+$/.test(value.trim())) return Number(value.trim())
+  const at = Date.parse(value)
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000))
 }

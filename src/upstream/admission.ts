@@ -1,0 +1,180 @@
+import { cancelled, UpstreamError } from './errors.js'
+import type { RateLimiter } from './rate-limit.js'
+import type { Read } from './read-scope.js'
+
+/**
+ * What a request waits for before it is sent: a connection in its caller's turn, then its rate
+ * turn. Connections go round robin between callers' lanes: one caller's backlog delays another's
+ * read by one of its own. A rate turn that comes later is reserved; the connection goes back and
+ * the lane waits for it, so a caller holds one turn at a time. Hand-written: undici's queue is
+ * first come first served; packages that queue per key neither share one capacity nor let an
+ * entry be withdrawn or a key wait.
+ */
+
+export interface Ticket {
+  /** The caller it waits for. */
+  readonly lane: string
+  /** It has a connection; `release` frees it (once, however often called). */
+  granted(release: () => void): void
+}
+
+export class FairShare {
+  private busy = 0
+  /** Waiting tickets per lane; Map order is the round (a served lane goes to the back). */
+  private readonly lanes = new Map<string, Ticket[]>()
+  /** Lanes that wait for a turn, until when (epoch ms). */
+  private readonly waitUntil = new Map<string, number>()
+  private wake: NodeJS.Timeout | undefined
+  private serving = false
+
+  constructor(private readonly capacity: number) {}
+
+  enqueue(ticket: Ticket, front = false): void {
+    const lane = this.lanes.get(ticket.lane)
+    if (!lane) this.lanes.set(ticket.lane, [ticket])
+    else if (front) lane.unshift(ticket)
+    else lane.push(ticket)
+    this.serve()
+  }
+
+  /** Skips `lane` until `until` (epoch ms; infinite: until told again), 0: serves it again. */
+  wait(lane: string, until: number): void {
+    if (until > 0) this.waitUntil.set(lane, until)
+    else this.waitUntil.delete(lane)
+    this.serve()
+  }
+
+  /** Puts a ticket back at the head of its lane, which waits until `until` (epoch ms). */
+  defer(ticket: Ticket, until: number): void {
+    this.waitUntil.set(ticket.lane, until)
+    this.enqueue(ticket, true)
+    this.wait(ticket.lane, until)
+  }
+
+  /** Takes a waiting ticket out; false when it does not wait. */
+  withdraw(ticket: Ticket): boolean {
+    const lane = this.lanes.get(ticket.lane) ?? []
+    const at = lane.indexOf(ticket)
+    if (at >= 0) lane.splice(at, 1)
+    if (lane.length === 0) this.lanes.delete(ticket.lane)
+    return at >= 0
+  }
+
+  private serve() {
+    // A grant may release or defer at once: this loop picks that up, not a recursion.
+    if (this.serving) return
+    this.serving = true
+    for (let ticket = this.next(); ticket; ticket = this.next()) {
+      let released = false
+      this.busy++
+      ticket.granted(() => {
+        if (released) return
+        released = true
+        this.busy--
+        this.serve()
+      })
+    }
+    this.serving = false
+  }
+
+  /** The head of the lane whose wait ended first, else of the first lane that does not wait. */
+  private next(): Ticket | undefined {
+    if (this.busy >= this.capacity) return undefined
+    const now = Date.now()
+    let [chosen, ended, wakeAt] = [undefined as string | undefined, now, Infinity]
+    for (const name of this.lanes.keys()) {
+      const until = this.waitUntil.get(name)
+      if (until === undefined) chosen ??= name
+      else if (until <= ended) [chosen, ended] = [name, until]
+      else if (until > now) wakeAt = Math.min(wakeAt, until)
+    }
+    // Timers run on the event loop's clock, which may lag Date.now: serve again until it is due.
+    clearTimeout(this.wake)
+    if (wakeAt < Infinity) this.wake = setTimeout(() => this.serve(), wakeAt - now).unref()
+    const lane = this.lanes.get(chosen ?? '')
+    if (chosen === undefined || !lane) return undefined
+    this.waitUntil.delete(chosen)
+    this.lanes.delete(chosen)
+    if (lane.length > 1) this.lanes.set(chosen, lane)
+    return lane.shift()
+  }
+}
+
+/**
+ * Resolves with the connection's release once `read`'s request may be sent, or undefined when it
+ * is withdrawn first (`watch` gets the function that withdraws it, returns its undoing). Rejects
+ * when the operation ends (cancelled), or at its deadline or the read's: UPSTREAM_TIMEOUT, or
+ * RATE_LIMITED when a turn was what it waited for. A turn is waited for at most the read's time
+ * left (UPSTREAM_TIMEOUT_MS, `timeoutMs`, before its first send).
+ */
+export function admit(
+  read: Read,
+  share: FairShare,
+  limiter: RateLimiter,
+  timeoutMs: number,
+  watch?: (withdraw: () => void) => () => void,
+): Promise<(() => void) | undefined> {
+  const { scope, readDeadline, endpoint, tokenKey } = read
+  const horizon = Math.min(scope.deadline, readDeadline, Date.now() + timeoutMs)
+  let turnAt = 0
+  let done = false
+  let timer: NodeJS.Timeout | undefined
+  let unwatch: (() => void) | undefined
+  return new Promise((resolve, reject) => {
+    const finish = (outcome: (() => void) | UpstreamError | undefined) => {
+      done = true
+      clearTimeout(timer)
+      unwatch?.()
+      scope.signal.removeEventListener('abort', onAbort)
+      if (outcome instanceof UpstreamError) reject(outcome)
+      else resolve(outcome)
+    }
+    const withdraw = () => !done && share.withdraw(ticket)
+    const onAbort = () => withdraw() && finish(cancelled(endpoint))
+    const noTurn = (waitMs: number, callersOwn = scope.deadline <= horizon) => {
+      const paused = limiter.pausedUntil(tokenKey)
+      const why = paused
+        ? `the upstream answered 429 and asked to wait ${Math.ceil((paused - Date.now()) / 1000)} s (Retry-After) before this token reads again`
+        : `the rate limit (${limiter.settings.join(', ')}) has no turn free`
+      const message = `not read: ${why}, and the wait would end after this read's deadline`
+      const retryAfterSeconds = Math.ceil(waitMs / 1000)
+      return new UpstreamError('RATE_LIMITED', endpoint, message, { retryAfterSeconds, callersOwn })
+    }
+    const turned = (waitMs: number, release: () => void) => {
+      if (done || waitMs > 0) release()
+      if (!done && waitMs > 0 && Date.now() + waitMs <= horizon) {
+        turnAt = Date.now() + waitMs
+        return share.defer(ticket, turnAt)
+      }
+      share.wait(scope.fairnessKey, 0)
+      if (!done) finish(waitMs <= 0 ? release : noTurn(waitMs))
+    }
+    const ticket: Ticket = {
+      lane: scope.fairnessKey,
+      granted(release) {
+        if (turnAt) return finish(release)
+        const turn = limiter.turn(tokenKey, scope.fairnessKey, horizon - Date.now())
+        if (typeof turn === 'number') return turned(turn, release)
+        // Asked of Redis: the caller's next request waits for this one's turn to be known.
+        share.wait(scope.fairnessKey, Infinity)
+        void turn.then((wait) => turned(wait, release))
+      },
+    }
+    if (scope.signal.aborted) return finish(cancelled(endpoint))
+    share.enqueue(ticket)
+    if (done) return
+    // It waits after all (no connection free, or its turn asked of Redis).
+    scope.signal.addEventListener('abort', onAbort, { once: true })
+    unwatch = watch?.(() => withdraw() && finish(undefined))
+    const timedOut = () => {
+      if (!withdraw()) return
+      const own = scope.deadline <= readDeadline
+      if (turnAt > Date.now()) return finish(noTurn(turnAt - Date.now(), own))
+      const why = 'no upstream connection was free before the deadline (OPERATION_TIMEOUT_MS)'
+      finish(new UpstreamError('UPSTREAM_TIMEOUT', endpoint, why, { callersOwn: own }))
+    }
+    // setTimeout cannot wait longer than 2^31 - 1 ms; a farther deadline is no deadline.
+    const wait = Math.min(scope.deadline, readDeadline) - Date.now()
+    if (wait < 2 ** 31 - 1) timer = setTimeout(timedOut, Math.max(0, wait))
+  })
+}
