@@ -91,10 +91,10 @@ export async function observeUpstreamRequest<T extends { status: number }>(
     span?.end()
     const ms = performance.now() - started
     metrics?.upstreamRequest(template, status, ms / 1000)
-    logger?.debug(
-      { endpoint: template, status, ms: Math.round(ms), attempt, cache, requestId },
-      'upstream call',
-    )
+    if (logger?.isLevelEnabled('debug')) {
+      const line = { endpoint: template, status, ms: Math.round(ms), attempt, cache, requestId }
+      logger.debug(line, 'upstream call')
+    }
   }
 }
 
