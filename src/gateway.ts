@@ -179,7 +179,8 @@ function createUpstream(
         : undefined,
     metrics,
   })
-  if (config.upstreamCircuitFailures > 0) metrics.watchCircuits(() => client.openCircuits())
+  if (config.upstreamCircuitFailures > 0)
+    metrics.watchCircuits(() => client.resilience.openByEndpoint())
   let closing: Promise<void> | undefined
   const close = () => {
     closing ??= (async () => {

@@ -3,18 +3,16 @@ import type { RateLimiter } from './rate-limit.js'
 import type { Read } from './read-scope.js'
 
 /**
- * What a request waits for before it is sent: a connection in its caller's turn, then its rate
- * turn. Connections go round robin between callers' lanes: one caller's backlog delays another's
- * read by one of its own. A rate turn that comes later is reserved; the connection goes back and
- * the lane waits for it, so a caller holds one turn at a time. Hand-written: undici's queue is
- * first come first served; packages that queue per key neither share one capacity nor let an
- * entry be withdrawn or a key wait.
+ * Stage 4: a connection in the caller's turn, then the rate turn. Connections go round robin
+ * between callers' lanes: one caller's backlog delays another's read by one of its own. A turn that
+ * comes later is reserved; the connection goes back and the lane waits, so a caller holds one turn
+ * at a time. Hand-written: undici's queue is first come first served, and the packages that queue
+ * per key neither share one capacity nor let an entry be withdrawn or a key wait.
  */
 
+/** A request waiting in its caller's lane; `release` frees its connection (once). */
 export interface Ticket {
-  /** The caller it waits for. */
   readonly lane: string
-  /** It has a connection; `release` frees it (once, however often called). */
   granted(release: () => void): void
 }
 
@@ -22,7 +20,7 @@ export class FairShare {
   private busy = 0
   /** Waiting tickets per lane; Map order is the round (a served lane goes to the back). */
   private readonly lanes = new Map<string, Ticket[]>()
-  /** Lanes that wait for a turn, until when (epoch ms). */
+  /** Lanes that wait for their turn, until when (epoch ms; infinite: until told). */
   private readonly waitUntil = new Map<string, number>()
   private wake: NodeJS.Timeout | undefined
   private serving = false
@@ -37,7 +35,7 @@ export class FairShare {
     this.serve()
   }
 
-  /** Skips `lane` until `until` (epoch ms; infinite: until told again), 0: serves it again. */
+  /** Skips `lane` until `until` (epoch ms); 0 serves it again. */
   wait(lane: string, until: number): void {
     if (until > 0) this.waitUntil.set(lane, until)
     else this.waitUntil.delete(lane)
@@ -48,7 +46,6 @@ export class FairShare {
   defer(ticket: Ticket, until: number): void {
     this.waitUntil.set(ticket.lane, until)
     this.enqueue(ticket, true)
-    this.wait(ticket.lane, until)
   }
 
   /** Takes a waiting ticket out; false when it does not wait. */
@@ -61,20 +58,22 @@ export class FairShare {
   }
 
   private serve() {
-    // A grant may release or defer at once: this loop picks that up, not a recursion.
-    if (this.serving) return
+    if (this.serving) return // a grant that releases or defers at once: this loop picks it up
     this.serving = true
-    for (let ticket = this.next(); ticket; ticket = this.next()) {
-      let released = false
-      this.busy++
-      ticket.granted(() => {
-        if (released) return
-        released = true
-        this.busy--
-        this.serve()
-      })
+    try {
+      for (let ticket = this.next(); ticket; ticket = this.next()) {
+        let released = false
+        this.busy++
+        ticket.granted(() => {
+          if (released) return
+          released = true
+          this.busy--
+          this.serve()
+        })
+      }
+    } finally {
+      this.serving = false
     }
-    this.serving = false
   }
 
   /** The head of the lane whose wait ended first, else of the first lane that does not wait. */
@@ -86,7 +85,7 @@ export class FairShare {
       const until = this.waitUntil.get(name)
       if (until === undefined) chosen ??= name
       else if (until <= ended) [chosen, ended] = [name, until]
-      else if (until > now) wakeAt = Math.min(wakeAt, until)
+      else wakeAt = Math.min(wakeAt, until)
     }
     // Timers run on the event loop's clock, which may lag Date.now: serve again until it is due.
     clearTimeout(this.wake)
@@ -103,9 +102,8 @@ export class FairShare {
 /**
  * Resolves with the connection's release once `read`'s request may be sent, or undefined when it
  * is withdrawn first (`watch` gets the function that withdraws it, returns its undoing). Rejects
- * when the operation ends (cancelled), or at its deadline or the read's: UPSTREAM_TIMEOUT, or
- * RATE_LIMITED when a turn was what it waited for. A turn is waited for at most the read's time
- * left (UPSTREAM_TIMEOUT_MS, `timeoutMs`, before its first send).
+ * when the operation ends, or at its deadline or the read's (UPSTREAM_TIMEOUT; RATE_LIMITED when
+ * a turn was what it waited for). A turn is waited for at most the read's time left.
  */
 export function admit(
   read: Read,
@@ -115,11 +113,9 @@ export function admit(
   watch?: (withdraw: () => void) => () => void,
 ): Promise<(() => void) | undefined> {
   const { scope, readDeadline, endpoint, tokenKey } = read
+  const lane = scope.fairnessKey
   const horizon = Math.min(scope.deadline, readDeadline, Date.now() + timeoutMs)
-  let turnAt = 0
-  let done = false
-  let timer: NodeJS.Timeout | undefined
-  let unwatch: (() => void) | undefined
+  let [turnAt, done, timer, unwatch] = [0, false] as [number, boolean, NodeJS.Timeout?, Off?]
   return new Promise((resolve, reject) => {
     const finish = (outcome: (() => void) | UpstreamError | undefined) => {
       done = true
@@ -146,35 +142,39 @@ export function admit(
         turnAt = Date.now() + waitMs
         return share.defer(ticket, turnAt)
       }
-      share.wait(scope.fairnessKey, 0)
+      share.wait(lane, 0)
       if (!done) finish(waitMs <= 0 ? release : noTurn(waitMs))
     }
     const ticket: Ticket = {
-      lane: scope.fairnessKey,
+      lane,
       granted(release) {
         if (turnAt) return finish(release)
-        const turn = limiter.turn(tokenKey, scope.fairnessKey, horizon - Date.now())
+        const turn = limiter.turn(tokenKey, lane, horizon - Date.now())
         if (typeof turn === 'number') return turned(turn, release)
         // Asked of Redis: the caller's next request waits for this one's turn to be known.
-        share.wait(scope.fairnessKey, Infinity)
+        share.wait(lane, Infinity)
         void turn.then((wait) => turned(wait, release))
       },
     }
     if (scope.signal.aborted) return finish(cancelled(endpoint))
     share.enqueue(ticket)
     if (done) return
-    // It waits after all (no connection free, or its turn asked of Redis).
+    // It waits after all: bounded, and withdrawable.
     scope.signal.addEventListener('abort', onAbort, { once: true })
     unwatch = watch?.(() => withdraw() && finish(undefined))
-    const timedOut = () => {
-      if (!withdraw()) return
-      const own = scope.deadline <= readDeadline
-      if (turnAt > Date.now()) return finish(noTurn(turnAt - Date.now(), own))
-      const why = 'no upstream connection was free before the deadline (OPERATION_TIMEOUT_MS)'
-      finish(new UpstreamError('UPSTREAM_TIMEOUT', endpoint, why, { callersOwn: own }))
-    }
-    // setTimeout cannot wait longer than 2^31 - 1 ms; a farther deadline is no deadline.
     const wait = Math.min(scope.deadline, readDeadline) - Date.now()
-    if (wait < 2 ** 31 - 1) timer = setTimeout(timedOut, Math.max(0, wait))
+    if (wait >= 2 ** 31 - 1) return // a farther deadline than setTimeout can wait is none
+    timer = setTimeout(
+      () => {
+        if (!withdraw()) return
+        const own = scope.deadline <= readDeadline
+        if (turnAt > Date.now()) return finish(noTurn(turnAt - Date.now(), own))
+        const why = 'no upstream connection was free before the deadline (OPERATION_TIMEOUT_MS)'
+        finish(new UpstreamError('UPSTREAM_TIMEOUT', endpoint, why, { callersOwn: own }))
+      },
+      Math.max(0, wait),
+    )
   })
 }
+
+type Off = () => void

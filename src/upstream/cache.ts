@@ -2,32 +2,20 @@ import { LRUCache } from 'lru-cache'
 import { PREFIX, type RedisLink } from './redis.js'
 
 /**
- * The cache of upstream reads across operations and replicas, in two tiers. In process: an LRU
- * bounded by its entries' bytes, holding parsed, frozen answers. With Redis: Redis behind it,
- * shared by every replica, holding each answer while it is fresh (`PX`, on Redis's clock). An
- * entry held here answers without asking Redis for RECHECK_MS, then is checked against Redis (one
- * MGET a tick): a refresh or a removal on another replica is seen within that time. An expired
- * entry is kept here CACHE_STALE_SECONDS, and handed down with the lookup for stale-if-error.
- * Keys hold the token's keyed hash, never a token.
+ * Stage 1, the cache of reads. In process: an LRU bounded in bytes of parsed, frozen answers.
+ * With Redis behind it, shared by the replicas: each answer while fresh (`PX`, Redis's clock). An
+ * entry held here is checked against Redis once a second (a refresh elsewhere seen that soon);
+ * expired, it is kept CACHE_STALE_SECONDS and handed down for stale-if-error.
  */
 
 const RECHECK_MS = 1000
 
-interface Entry {
-  /** Frozen: one object is served to every operation that reads it. */
+type Entry = {
   value: unknown
-  /** Which store of the key it is: Redis's copy says the same. */
-  stamp: string
   freshUntil: number
   keptUntil: number
   checkedAt: number
   size: number
-}
-
-/** What the tiers hold: a fresh value, or an expired one that may answer a failure. */
-export interface Found {
-  value?: unknown
-  stale?: unknown
 }
 
 export interface CacheOptions {
@@ -37,27 +25,21 @@ export interface CacheOptions {
   redis?: RedisLink | undefined
 }
 
-let stores = 0
-
 export class ReadCache {
   private readonly tier: LRUCache<string, Entry>
 
-  constructor(private readonly options: CacheOptions) {
+  constructor(readonly options: CacheOptions) {
     const sizeCalculation = (entry: Entry) => Math.max(1, entry.size)
     this.tier = new LRUCache<string, Entry>({ maxSize: options.maxBytes, sizeCalculation })
   }
 
-  get ttlSeconds(): number {
-    return this.options.ttlSeconds
-  }
-
-  /** The Redis key of a read's cache key (where its lock is taken too). */
+  /** The Redis key of a read (its lock's too). */
   redisKey(key: string): string {
     return `${PREFIX}read:${key}`
   }
 
-  /** What the tiers hold for `key`; nothing for a `fresh` (no-cache) read. */
-  async lookup(key: string, fresh: boolean): Promise<Found> {
+  /** A fresh value, or an expired one that may answer a failure; nothing for a no-cache read. */
+  async lookup(key: string, fresh: boolean): Promise<{ value?: unknown; stale?: unknown }> {
     if (fresh) return {}
     const now = Date.now()
     let kept = this.tier.get(key)
@@ -76,39 +58,31 @@ export class ReadCache {
     return value === undefined ? { stale: kept?.value } : { value }
   }
 
-  /** The answer Redis holds for `key` (`stored`, as a replica stored it), kept here too;
-   *  undefined when it is nothing this version can read. */
+  /** What Redis holds for `key` (`<fresh until> <JSON>`), kept here too; undefined when it is
+   *  nothing this version reads. */
   adopt(key: string, stored: string): unknown {
-    const first = stored.indexOf(' ')
-    const second = stored.indexOf(' ', first + 1)
-    const stamp = stored.slice(first + 1, second)
-    const kept = this.tier.get(key)
-    if (kept?.stamp === stamp) {
-      kept.checkedAt = Date.now()
-      return kept.value
-    }
-    const freshUntil = Number(stored.slice(0, first))
-    if (first < 0 || second < 0 || !(freshUntil > 0)) return undefined
+    const space = stored.indexOf(' ')
+    const freshUntil = Number(stored.slice(0, space))
+    if (space < 0 || !(freshUntil > 0)) return undefined
     try {
-      const value = deepFreeze(JSON.parse(stored.slice(second + 1)))
-      return this.keep(key, value, stamp, freshUntil, stored.length - second)
+      const value = deepFreeze(JSON.parse(stored.slice(space + 1)))
+      return this.keep(key, value, freshUntil, stored.length - space)
     } catch {
       return undefined
     }
   }
 
-  /** Stores an answer read now for `ttlSeconds` (0: not kept, and removed from both tiers).
-   *  Resolves once Redis has it; never rejects. */
+  /** Stores an answer read now for `ttlSeconds` (0: kept nowhere, and removed). Resolves once
+   *  Redis has it; never rejects. */
   async store(key: string, value: unknown, size: number, ttlSeconds: number): Promise<void> {
     if (ttlSeconds <= 0) return this.forget(key)
     const freshUntil = Date.now() + ttlSeconds * 1000
-    const stamp = `${process.pid}.${++stores}`
-    this.keep(key, deepFreeze(value), stamp, freshUntil, size)
-    const { redis } = this.options
-    if (!redis?.available) return
-    const stored = `${freshUntil} ${stamp} ${JSON.stringify(value)}`
-    const set = redis.run((c) => c.set(this.redisKey(key), stored, 'PX', ttlSeconds * 1000))
-    await set.catch(() => {})
+    this.keep(key, deepFreeze(value), freshUntil, size)
+    const stored = `${freshUntil} ${JSON.stringify(value)}`
+    const set = this.options.redis?.run((c) =>
+      c.set(this.redisKey(key), stored, 'PX', ttlSeconds * 1000),
+    )
+    await set?.catch(() => {})
   }
 
   /** Removes `key` from both tiers: no replica answers it again once it looks at Redis. */
@@ -117,9 +91,9 @@ export class ReadCache {
     await this.options.redis?.run((c) => c.del(this.redisKey(key))).catch(() => {})
   }
 
-  private keep(key: string, value: unknown, stamp: string, freshUntil: number, size: number) {
+  private keep(key: string, value: unknown, freshUntil: number, size: number) {
     const keptUntil = freshUntil + this.options.staleSeconds * 1000
-    this.tier.set(key, { value, stamp, freshUntil, keptUntil, checkedAt: Date.now(), size })
+    this.tier.set(key, { value, freshUntil, keptUntil, checkedAt: Date.now(), size })
     return value
   }
 }
@@ -132,10 +106,8 @@ export function ttlOf(cacheControl: string | undefined): number | undefined {
     const [name, value] = directive.trim().split('=')
     if (name === 'no-store' || name === 'no-cache') return 0
     const seconds = Number(value?.replace(/"/g, ''))
-    const valid = Number.isInteger(seconds) && seconds >= 0
-    if (valid && (name === 's-maxage' || (name === 'max-age' && maxAge === undefined))) {
-      maxAge = seconds
-    }
+    if (!Number.isInteger(seconds) || seconds < 0) continue
+    if (name === 's-maxage' || (name === 'max-age' && maxAge === undefined)) maxAge = seconds
   }
   return maxAge
 }

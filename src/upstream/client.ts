@@ -21,9 +21,8 @@ export interface UpstreamClientOptions extends SendOptions {
   tokenKey(token: string): string
   /** Without a service token: the upstream answered the caller's token (its `tokenKey`) 2xx. */
   onTokenAccepted?: ((tokenKey: string) => void) | undefined
-  /** Reads reused across operations and joined while in flight (CACHE_TTL_SECONDS > 0). */
+  /** Set (CACHE_TTL_SECONDS > 0): reads reused across operations, and joined while in flight. */
   cache?: ReadCache | undefined
-  /** REDIS_URL's one connection: the cache's second tier, its locks, the shared rate budget. */
   redis?: RedisLink | undefined
   rate?: { perToken?: number | undefined; perCaller?: number | undefined }
   circuit?: CircuitOptions | undefined
@@ -32,14 +31,12 @@ export interface UpstreamClientOptions extends SendOptions {
   logger?: Logger
 }
 
-interface Reading<T> extends Read {
+type Reading<T> = Read & {
   request: PreparedRequest<T>
   key: string
   headers: Record<string, string>
 }
-
 type Made<T> = { value: T; result: CacheResult }
-
 const NEVER = new AbortController().signal
 /** Another replica's read ended without an answer to take: this one is made here after all. */
 const LOOK_AGAIN = new UpstreamError('UPSTREAM_ERROR', '-', 'not answered', { callersOwn: true })
@@ -52,7 +49,8 @@ const LOOK_AGAIN = new UpstreamError('UPSTREAM_ERROR', '-', 'not answered', { ca
  */
 export class UpstreamClient {
   private readonly http: UpstreamHttp
-  private readonly resilience: Resilience
+  /** Retries and circuits (`resilience.openByEndpoint()` for /metrics). */
+  readonly resilience: Resilience
   private readonly share: FairShare
   private readonly limiter: RateLimiter
   private readonly inFlight: InFlight | undefined
@@ -74,8 +72,7 @@ export class UpstreamClient {
   tokenScope(caller: Caller): string | undefined {
     if (this.serviceTokenKey !== undefined || !caller.token) return this.serviceTokenKey
     const key = this.callerTokenKeys.get(caller) ?? this.options.tokenKey(caller.token)
-    this.callerTokenKeys.set(caller, key)
-    return key
+    return this.callerTokenKeys.set(caller, key) && key
   }
 
   /** One GET's body parsed by the endpoint's schema: from the cache, or from the upstream. */
@@ -107,7 +104,7 @@ export class UpstreamClient {
     } catch (error) {
       if (found.stale && staleMayAnswer(error)) return this.served(scope, found.stale as T, 'stale')
       // Not served from the cache either: a miss, as the hit ratio operators watch counts it.
-      if (!isCallersOwn(error)) this.counted('miss', scope)
+      if (!isCallersOwn(error)) this.served(scope, undefined, 'miss', false)
       throw error
     }
   }
@@ -182,11 +179,11 @@ export class UpstreamClient {
     const label = !cache ? 'off' : scope.fresh ? 'bypass' : 'miss'
     try {
       const answer = await observeUpstreamRequest(read, attempt, label, this.options, async () => {
-        const got = await this.http.get(request.pathAndQuery, read)
+        const got = await this.http.get(request.pathAndQuery, read, scope.signal)
         return { ...got, value: parseBody(got.text, request.endpoint, got.status) }
       })
       if (this.serviceTokenKey === undefined) this.options.onTokenAccepted?.(tokenKey)
-      const ttl = ttlOf(answer.cacheControl) ?? cache?.ttlSeconds ?? 0
+      const ttl = ttlOf(answer.cacheControl) ?? cache?.options.ttlSeconds ?? 0
       await cache?.store(key, answer.value, answer.text.length, ttl)
       return { value: answer.value, result: 'miss' }
     } catch (error) {
@@ -201,15 +198,12 @@ export class UpstreamClient {
     }
   }
 
-  private served<T>(scope: ReadScope, value: T, result: CacheResult): T {
-    scope.served(result)
-    this.counted(result, scope)
-    return value
-  }
-
-  private counted(result: CacheResult, scope: ReadScope) {
+  /** Counted as served `result` (a `miss` that failed is not the operation's). */
+  private served<T>(scope: ReadScope, value: T, result: CacheResult, operations = true): T {
+    if (operations) scope.served(result)
     this.options.metrics?.cacheRead(result)
     recordCacheRead(scope.trace, result)
+    return value
   }
 
   /** Whether the upstream answers and accepts the gateway's token (/ready): one check of the
@@ -218,22 +212,17 @@ export class UpstreamClient {
     if (this.readiness && Date.now() - this.readiness.at < 5000) return this.readiness.ready
     const { serviceToken: token, timeoutMs } = this.options
     const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {}
-    const scope = { signal: NEVER, trace: undefined }
+    const scope = { trace: undefined }
     const readDeadline = Date.now() + timeoutMs
     const check = { scope, headers, readDeadline, endpoint: 'GET /v1/lists', template: '/v1/lists' }
     const ready = observeUpstreamRequest(check, 1, 'off', this.options, () =>
-      this.http.get('/v1/lists?limit=1', check),
+      this.http.get('/v1/lists?limit=1', check, NEVER),
     ).then(
       () => true,
       ({ status = 500 }: UpstreamError) => status < 500 && !(token && [401, 403].includes(status)),
     )
     this.readiness = { at: Date.now(), ready }
     return ready
-  }
-
-  /** Per endpoint template, how many of its circuits refuse requests now. */
-  openCircuits(): Map<string, number> {
-    return this.resilience.openByEndpoint()
   }
 
   close(): Promise<void> {

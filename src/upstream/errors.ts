@@ -1,20 +1,19 @@
 import { type ErrorCode, isRetryable } from '../errors/codes.js'
 
-/** Every way an upstream read can fail: one typed error with a code of the catalogue
- *  (src/errors/codes.ts); graphql-js copies its `extensions` onto the GraphQL error. */
+/** Every way an upstream read fails: one error with a code of the catalogue (src/errors/codes.ts),
+ *  whose `extensions` graphql-js copies onto the GraphQL error. */
 type Answered = 'NOT_FOUND' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'RATE_LIMITED'
 type Failed = 'UPSTREAM_TIMEOUT' | 'UPSTREAM_ERROR' | 'UPSTREAM_BAD_RESPONSE' | 'QUERY_TOO_COSTLY'
 export type UpstreamErrorCode = Extract<ErrorCode, Answered | Failed>
 
 export interface UpstreamErrorDetails {
-  /** The HTTP status the upstream answered with, when it answered. */
+  /** The upstream's HTTP status, when it answered. */
   status?: number | undefined
-  /** Seconds the upstream asked to wait (Retry-After), or until the gateway tries again. */
+  /** Seconds to wait before trying again (Retry-After, or the circuit's). */
   retryAfterSeconds?: number | undefined
-  /** The operation ended before the read could: nobody waits for it. */
+  /** The operation ended before the read could. */
   cancelled?: boolean
-  /** A reason of the operation that made the read (its deadline, its budget), not of the
-   *  upstream: an operation that joined the read makes it again within its own. */
+  /** A reason of the operation that made the read (its deadline, its budget), not the upstream's. */
   callersOwn?: boolean
   /** Another operation's request failed so: this read sent nothing itself. */
   joined?: boolean
@@ -50,12 +49,11 @@ export class UpstreamError extends Error {
     return isRetryable(this.code)
   }
 
-  /** What a client may see besides the message. */
   get extensions() {
-    const { code, retryable, retryAfterSeconds } = this
-    return retryAfterSeconds === undefined
+    const { code, retryable, retryAfterSeconds: seconds } = this
+    return seconds === undefined
       ? { code, retryable }
-      : { code, retryable, retryAfterSeconds }
+      : { code, retryable, retryAfterSeconds: seconds }
   }
 
   /** The same failure with `details` changed. */
@@ -65,19 +63,18 @@ export class UpstreamError extends Error {
   }
 }
 
-/** A read dropped because its operation ended (response complete, client gone). */
 export const cancelled = (endpoint: string) =>
   new UpstreamError('UPSTREAM_ERROR', endpoint, 'not read: the operation ended', {
     cancelled: true,
   })
 
-/** Whether an expired cache entry may answer instead (stale-if-error): for a 5xx, 429, no
- *  connection or a timeout; never a 401/403, 404, bad body, nor the operation's end or budget. */
+/** Whether an expired cache entry may answer instead: for a 5xx, 429, no connection or a timeout;
+ *  never a 401/403, 404, bad body, nor the operation's end or budget. */
 export const staleMayAnswer = (error: unknown) =>
   error instanceof UpstreamError && !error.cancelled && error.retryable
 
-/** A failure of the operation that made the read (its end, budget, deadline), not the upstream's:
- *  an operation that joined it makes the read again instead of taking the failure. */
+/** A failure of the operation that made the read (its end, budget, deadline): one that joined the
+ *  read makes it again instead of taking the failure. */
 export const isCallersOwn = (error: unknown) =>
   error instanceof UpstreamError &&
   (error.cancelled || error.callersOwn || error.code === 'QUERY_TOO_COSTLY')

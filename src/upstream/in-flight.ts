@@ -4,16 +4,15 @@ import type { ReadScope } from './read-scope.js'
 import type { RedisLink } from './redis.js'
 
 /**
- * Reads in flight, joined only once they are sent. In this process: a read's attempt under way,
- * whose answer another operation's read of it takes. Across replicas: a small lock on the read's
- * Redis key (`SET NX PX`, as long as the read may last), taken just before the request is sent and
- * replaced by the answer when it is stored. A replica that finds the lock looks at the key again
- * every POLL_MS (all its waits in one MGET) until the answer is there or the lock is gone. No
- * answer crosses but in the key itself, and no clock: Redis ends the lock of a holder that died.
+ * Stage 3, reads in flight, joined only once sent. In this process: the attempt at a read under
+ * way. Across replicas: a lock on the read's Redis key (`SET NX PX`, as long as the read may
+ * last), taken just before its request is sent and replaced by its answer. A replica that finds
+ * it looks at the key every POLL_MS (all its waits in one MGET) until the answer is there or the
+ * lock is gone. No answer crosses but in the key, and no clock: Redis ends a dead holder's lock.
  */
 
 const POLL_MS = 10
-// KEYS[1]: a read's key. ARGV[1]: this process's lock. Removes the lock if it is still this one's.
+// KEYS[1]: a read's key; ARGV[1]: this process's lock. Removes the lock if it is still this one's.
 const UNLOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end`
 
 export class InFlight {
@@ -21,19 +20,12 @@ export class InFlight {
   private readonly watchers = new Map<string, Set<() => void>>()
   private readonly waits = new Map<string, Set<(stored: string | undefined) => void>>()
   private polling: NodeJS.Timeout | undefined
-  /** What this process's locks hold: no answer can be mistaken for it. */
   private readonly lockValue = `\0${randomUUID()}`
-  /** Locks whose SET got no reply (Redis went down): given back once it is up. */
-  private readonly leftBehind = new Set<string>()
 
   constructor(private readonly redis?: RedisLink) {
     redis?.client.defineCommand('gwUnlock', { numberOfKeys: 1, lua: UNLOCK })
-    redis?.on('down', () => {
+    redis?.onDown(() => {
       for (const key of [...this.waits.keys()]) this.settle(key, undefined)
-    })
-    redis?.on('up', () => {
-      for (const key of this.leftBehind) this.unlock(key)
-      this.leftBehind.clear()
     })
   }
 
@@ -56,12 +48,10 @@ export class InFlight {
   /** Runs `attempt` as the one at `key` that others of this process join while it is under way. */
   async send<T>(key: string, attempt: () => Promise<T>): Promise<T> {
     const sent = { at: Date.now(), done: attempt() }
-    // Nobody may have joined it: its failure is its sender's to report.
     sent.done.catch(() => {})
     this.sending.set(key, sent)
-    const listeners = this.watchers.get(key)
+    for (const listener of this.watchers.get(key) ?? []) listener()
     this.watchers.delete(key)
-    for (const listener of listeners ?? []) listener()
     try {
       return await sent.done
     } finally {
@@ -69,29 +59,26 @@ export class InFlight {
     }
   }
 
-  /** Takes the lock of `key` (a Redis key) for `ms`: null when taken; undefined with no Redis to
-   *  take it in (this replica reads alone); else what the key holds: an answer, or another's lock. */
+  /** Takes the lock of `key` for `ms`: null when taken, undefined with no Redis to take it in
+   *  (this replica reads alone), else what the key holds (an answer, or another's lock). */
   async lock(key: string, ms: number): Promise<string | null | undefined> {
     if (!this.redis?.available) return undefined
     const set = (c: Redis) => c.call('SET', key, this.lockValue, 'PX', Math.ceil(ms), 'NX', 'GET')
-    return (this.redis.run(set) as Promise<string | null>).catch(() => {
-      this.leftBehind.add(key)
-      return undefined
-    })
+    return (this.redis.run(set) as Promise<string | null>).catch(() => undefined)
   }
 
-  /** Gives back the lock of `key` if it is still this process's (its read was not stored). */
+  /** Gives back the lock of `key` if it is still this process's. */
   unlock(key: string): void {
     const unlock = (c: unknown) => (c as Unlock).gwUnlock(key, this.lockValue)
-    this.redis?.run(unlock).catch(() => this.leftBehind.add(key))
+    this.redis?.run(unlock).catch(() => {})
   }
 
   static isLock(stored: string): boolean {
     return stored.startsWith('\0')
   }
 
-  /** Until another replica's lock on `key` is gone: what it left (its answer), or undefined (no
-   *  answer, Redis down, or the operation ended or reached its deadline first). */
+  /** Until another replica's lock on `key` is gone: its answer, or undefined (none, Redis down,
+   *  or the operation ended or reached its deadline first). */
   wait(key: string, scope: ReadScope): Promise<string | undefined> {
     return new Promise((resolve) => {
       const done = (stored: string | undefined) => {
@@ -113,10 +100,10 @@ export class InFlight {
   private readonly poll = async () => {
     const keys = [...this.waits.keys()]
     const stored = await Promise.all(keys.map((key) => this.redis?.get(key)))
-    keys.forEach((key, i) => {
+    for (const [i, key] of keys.entries()) {
       const value = stored[i]
       if (!value || !InFlight.isLock(value)) this.settle(key, value ?? undefined)
-    })
+    }
     this.polling = this.waits.size > 0 ? setTimeout(this.poll, POLL_MS) : undefined
   }
 

@@ -18,24 +18,22 @@ export interface ReadScope {
   caller: Caller
   /** X-Request-Id: sent upstream and on the log lines. */
   requestId?: string | undefined
-  /** Each request sent is a span in it and carries its `traceparent`. */
   trace?: OperationTrace | undefined
-  /** Connections and rate turns are shared round robin between these keys. */
+  /** Connections and rate turns go round robin between these keys. */
   fairnessKey: string
   /** Aborted when the operation is done or its client left: nothing more is sent for it. */
   signal: AbortSignal
-  /** Epoch ms, the operation's own deadline: a read still waiting for a connection then fails. */
+  /** Epoch ms, the operation's own deadline. */
   deadline: number
-  /** Draws one HTTP request from the operation's budget just before it is sent (retries too);
-   *  false: the budget is spent and the request is not sent. */
+  /** Draws one request from the operation's budget just before it is sent; false: spent. */
   spend(): boolean
   /** The caller sent `Cache-Control: no-cache`: nothing cached is served to it. */
   fresh: boolean
   startedAt: number
   /** Told how each read through the cache was served (not called without a cache). */
   served(result: CacheResult): void
-  /** True while the read is wanted only by a `@defer`red part (a getter: read it when deciding).
-   *  Deferred reads give way where a budget is short (retries): the first part never waits. */
+  /** True while the read is wanted only by a `@defer`red part (a getter: read when deciding):
+   *  where a budget is short (retries), deferred reads give way to first-part ones. */
   readonly deferred?: boolean
 }
 

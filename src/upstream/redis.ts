@@ -2,40 +2,38 @@ import { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 
 /**
- * The one Redis connection of a process (REDIS_URL) and its one health switch. Redis is an
- * optimisation: while it is down every use of it is skipped at once. A command unanswered for
- * TIMEOUT_MS, or the connection dropping, trips the switch, so a request pays one short timeout
- * at most; a PING in the background, never a request, finds out when Redis is back.
+ * The one Redis connection of a process and its one health switch: while Redis is down every use
+ * of it is skipped at once. A command unanswered for TIMEOUT_MS, or the connection dropping,
+ * trips it and ends every wait, so a request pays one short timeout at most; a PING in the
+ * background, never a request, finds out when Redis is back.
  */
 
 /** Keys of this version: old and new replicas never read each other's during a rolling deploy. */
 export const PREFIX = 'gw3:'
-/** The longest anything waits for Redis (the contract allows 250 ms). */
 export const TIMEOUT_MS = 200
 export const REDIS_DOWN = new Error('Redis is unavailable')
 
 export class RedisLink {
   readonly client: Redis
   private up = false
-  private readonly listeners = { down: [] as (() => void)[], up: [] as (() => void)[] }
+  private readonly downListeners: (() => void)[] = []
   private probing: NodeJS.Timeout | undefined
-  /** The commands under way, each by the function that ends its wait. */
+  /** How each command under way ends its wait. */
   private readonly pending = new Set<(error: unknown) => void>()
-  /** The GETs asked in this tick: one MGET. */
   private gets: { key: string; answer(value: string | null | undefined): void }[] = []
 
   constructor(
     url: string,
     private readonly logger?: Logger,
-    /** Told of every command that failed or was skipped: operators see it in the metrics. */
+    /** Told of every command that failed or was skipped (a metric). */
     private readonly failed: () => void = () => {},
   ) {
+    // No offline queue, no resending; reconnecting for ever, at most every 2 s.
     this.client = new Redis(url, {
       connectTimeout: 1000,
       maxRetriesPerRequest: 0,
       enableOfflineQueue: false,
       autoResendUnfulfilledCommands: false,
-      // Reconnect for ever, at most every 2 s: Redis coming back needs no restart.
       retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
     })
     this.client.on('error', () => this.trip())
@@ -43,7 +41,6 @@ export class RedisLink {
     this.client.on('ready', () => this.healthy())
   }
 
-  /** Whether Redis is used now. */
   get available(): boolean {
     return this.up
   }
@@ -55,31 +52,24 @@ export class RedisLink {
       return Promise.reject(REDIS_DOWN)
     }
     return new Promise<T>((resolve, reject) => {
-      let settled = false
+      const sent = performance.now()
+      let late: NodeJS.Timeout | undefined
       const settle = (error: unknown, value?: T) => {
-        if (settled) return
-        settled = true
+        if (!this.pending.delete(settle)) return
         clearTimeout(timer)
         clearTimeout(late)
-        this.pending.delete(settle)
         if (!error) return resolve(value as T)
         this.failed()
         reject(error)
       }
       // A timer that fires late found this process busy, not Redis slow: the reply may be read
-      // meanwhile (sockets are read before setImmediate runs), else it gets one more timeout.
-      const sent = performance.now()
+      // meanwhile (sockets are read before setImmediate runs), or it gets one more timeout.
       const check = () =>
         setImmediate(() => {
-          if (settled) return
-          if (performance.now() - sent > 1.5 * TIMEOUT_MS && !late) {
-            late = setTimeout(check, TIMEOUT_MS)
-            return
-          }
-          this.trip()
-          settle(REDIS_DOWN)
+          if (!this.pending.has(settle)) return
+          if (performance.now() - sent < 1.5 * TIMEOUT_MS || late) return this.trip()
+          late = setTimeout(check, TIMEOUT_MS)
         })
-      let late: NodeJS.Timeout | undefined
       const timer = setTimeout(check, TIMEOUT_MS)
       this.pending.add(settle)
       command(this.client).then((value) => settle(undefined, value), settle)
@@ -102,9 +92,9 @@ export class RedisLink {
     for (const [i, get] of gets.entries()) get.answer(values ? (values[i] ?? null) : undefined)
   }
 
-  /** `listener` is called whenever the switch trips (whoever waits stops), or Redis is back. */
-  on(event: 'down' | 'up', listener: () => void): void {
-    this.listeners[event].push(listener)
+  /** `listener` is called whenever the switch trips: whoever waits for Redis stops. */
+  onDown(listener: () => void): void {
+    this.downListeners.push(listener)
   }
 
   /** QUIT once what is under way is answered (a lock given back), never waiting long for it. */
@@ -121,10 +111,10 @@ export class RedisLink {
       this.up = false
       this.logger?.warn('Redis unavailable: serving without it until it is back')
       for (const settle of [...this.pending]) settle(REDIS_DOWN)
-      for (const listener of this.listeners.down) listener()
+      for (const listener of this.downListeners) listener()
     }
     if (this.probing || this.client.status === 'end') return
-    // One PING at a time, every half second, while Redis is down and connected (else 'ready').
+    // One PING at a time, every half second, while Redis is down but connected (else 'ready').
     this.probing = setTimeout(() => {
       this.probing = undefined
       if (this.client.status !== 'ready') return this.trip()
@@ -143,6 +133,5 @@ export class RedisLink {
     this.probing = undefined
     this.up = true
     this.logger?.info('Redis available')
-    for (const listener of this.listeners.up) listener()
   }
 }

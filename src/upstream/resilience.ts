@@ -13,7 +13,6 @@ import type { Read } from './read-scope.js'
  */
 
 export interface RetryPolicy {
-  /** Retries after the first attempt; the backoff before the first, doubling up to the most. */
   maxRetries: number
   baseDelayMs: number
   maxDelayMs: number
@@ -42,27 +41,19 @@ export function retryDelayMs(
 }
 
 /**
- * Retries add at most `ratio` of the reads, plus a reserve for quiet periods: each read deposits
- * `ratio` of a token, each retry spends one. A read wanted only by a `@defer`red part retries
- * only while `deferredReserve` tokens are left after it: the first part never depends on @defer.
+ * Retries add at most 20 % to the reads, plus a reserve of 10 for quiet periods: each read
+ * deposits 0.2 of a token, each retry spends one. A read wanted only by a `@defer`red part retries
+ * only while 5 tokens are left after it: where retries run short, the first part's go first.
  */
 export class RetryBudget {
-  private tokens: number
-
-  constructor(
-    private readonly ratio = 0.2,
-    private readonly capacity = 10,
-    private readonly deferredReserve = 5,
-  ) {
-    this.tokens = capacity
-  }
+  private tokens = 10
 
   deposit(): void {
-    this.tokens = Math.min(this.capacity, this.tokens + this.ratio)
+    this.tokens = Math.min(10, this.tokens + 0.2)
   }
 
   withdraw(deferred = false): boolean {
-    if (this.tokens < 1 + (deferred ? this.deferredReserve : 0)) return false
+    if (this.tokens < (deferred ? 6 : 1)) return false
     this.tokens -= 1
     return true
   }
@@ -100,12 +91,10 @@ export class Resilience {
       return await circuit.execute(() => this.retrying(read, attempt, circuit))
     } catch (error) {
       const wait = this.openFor(circuit)
-      // Refused by the circuit (cockatiel's BrokenCircuitError).
+      // Not ours: cockatiel's BrokenCircuitError. Open now: trying sooner would be refused.
       if (!(error instanceof UpstreamError)) throw this.refused(read, wait)
-      // It is open now: trying sooner would only be refused.
-      const failure = error as UpstreamError
-      if (wait <= (failure.retryAfterSeconds ?? 0) * 1000) throw failure
-      throw failure.with({ retryAfterSeconds: Math.ceil(wait / 1000) })
+      if (wait <= (error.retryAfterSeconds ?? 0) * 1000) throw error
+      throw error.with({ retryAfterSeconds: Math.ceil(wait / 1000) })
     }
   }
 
@@ -130,22 +119,19 @@ export class Resilience {
       const { code, status } = failure
       const line = { endpoint, code, status, retry: n, delayMs: Math.round(delay) }
       this.logger?.debug({ ...line, requestId: scope.requestId }, 'retrying upstream read')
-      await new Promise<void>((resolve, reject) => {
+      await new Promise((resolve, reject) => {
+        const timer = setTimeout(resolve, delay)
         const ended = () => {
           clearTimeout(timer)
           reject(cancelled(endpoint))
         }
-        const timer = setTimeout(() => {
-          scope.signal.removeEventListener('abort', ended)
-          resolve()
-        }, delay)
         scope.signal.addEventListener('abort', ended, { once: true })
       })
     }
   }
 
-  /** The wait before retrying after attempt `n`; undefined: no retry. A joined request's failure
-   *  is retried at once, in this read's own turn: the backoff was its maker's. */
+  /** The wait before retrying after attempt `n`; undefined: none. A joined request's failure is
+   *  retried at once, in this read's own turn: the backoff was its maker's. */
   private delayAfter(failure: UpstreamError, n: number, read: Read, circuit?: Circuit) {
     if (n > this.policy.maxRetries || !isRetried(failure)) return undefined
     if (circuit && circuit.state !== CircuitState.Closed) return undefined
@@ -154,14 +140,13 @@ export class Resilience {
     return this.budget.withdraw(read.scope.deferred) ? delay : undefined
   }
 
-  /** The one log line of a read failed for good: warn when the operator may have to act, info
-   *  for what the caller asked for (a 404; a 401/403 to the caller's own token). */
+  /** A read failed for good, logged once: warn when the operator may have to act, info for what
+   *  the caller asked for (a 404; a 401/403 to the caller's own token). */
   private failed(failure: UpstreamError, attempts: number, { scope }: Read) {
     const { endpoint, code, status, joined } = failure
-    const callers = this.callersTokens && (status === 401 || status === 403)
+    const info = code === 'NOT_FOUND' || (this.callersTokens && (status === 401 || status === 403))
     const line = { endpoint, code, status, attempts, requestId: scope.requestId }
-    if (!joined)
-      this.logger?.[code === 'NOT_FOUND' || callers ? 'info' : 'warn'](line, 'upstream read failed')
+    if (!joined) this.logger?.[info ? 'info' : 'warn'](line, 'upstream read failed')
     return failure
   }
 

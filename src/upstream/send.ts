@@ -1,28 +1,21 @@
 import { type Dispatcher, Pool, errors as undiciErrors } from 'undici'
 import { cancelled, UpstreamError } from './errors.js'
 
-/** The only code that talks HTTP to the REST service (undici): one keep-alive pool, a deadline
- *  on every request, a limit on every body, every failure an UpstreamError with its code. */
+/** Stage 5, the only code that talks HTTP to the REST service (undici): one keep-alive pool, a
+ *  deadline on every request, a limit on every body, every failure an UpstreamError. */
 
 export interface SendOptions {
   /** The REST service's base URL; `/v1/...` paths are appended to it. */
   baseUrl: string
-  /** UPSTREAM_TIMEOUT_MS: connecting, headers and the whole body. */
   timeoutMs: number
   maxConnections: number
-  /** Largest body accepted; a larger one is a bad response, not an out-of-memory. */
   maxResponseBytes: number
   /** Replaces the connection pool, e.g. with undici's MockAgent in tests. */
   dispatcher?: Dispatcher | undefined
 }
 
-/** What a GET is sent with: headers, the endpoint its errors name, its end and deadline. */
-export interface Sending {
-  headers: Record<string, string>
-  endpoint: string
-  scope: { signal: AbortSignal }
-  readDeadline: number
-}
+/** A GET's headers, the endpoint its errors name, its end and deadline. */
+type Sending = { headers: Record<string, string>; endpoint: string; readDeadline: number }
 
 const TIMEOUTS = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
@@ -59,7 +52,7 @@ export class UpstreamHttp {
 
   /** One GET of `path`, ended when `signal` aborts (cancelled) or at `readDeadline` (epoch ms:
    *  timeout). A 2xx answer's status, body text and `Cache-Control`; else its status's error. */
-  async get(path: string, { headers, endpoint, scope: { signal }, readDeadline }: Sending) {
+  async get(path: string, { headers, endpoint, readDeadline }: Sending, signal: AbortSignal) {
     // undici's own timers and the operation's own signal: nothing more made per request.
     const left = Math.max(1, readDeadline - Date.now())
     try {

@@ -5,7 +5,6 @@ import { UpstreamClient, type UpstreamClientOptions } from '../../src/upstream/c
 import { prepare } from '../../src/upstream/endpoint.js'
 import { UpstreamError } from '../../src/upstream/errors.js'
 import type { Caller } from '../../src/upstream/read-scope.js'
-import { RetryBudget, retryDelayMs } from '../../src/upstream/resilience.js'
 import { companyContacts } from '../../src/upstream/resources/company-contacts.js'
 import { financials } from '../../src/upstream/resources/financials.js'
 import { listDetails, listOverview } from '../../src/upstream/resources/lists.js'
@@ -406,30 +405,5 @@ describe('retries', () => {
       expect(calls).toBeLessThanOrEqual(reads * 1.2 + 10)
       expect(calls).toBeGreaterThan(reads)
     })
-  })
-})
-
-describe('backoff and budget', () => {
-  const policy = { maxRetries: 2, baseDelayMs: 100, maxDelayMs: 1000 }
-  const failure = (retryAfterSeconds?: number) =>
-    new UpstreamError('UPSTREAM_ERROR', 'GET /v1/x', 'x', { status: 503, retryAfterSeconds })
-
-  it('doubles up to the cap, with jitter between half and all of it', () => {
-    expect(retryDelayMs(policy, 0, failure(), () => 0)).toBe(50)
-    expect(retryDelayMs(policy, 0, failure(), () => 1)).toBe(100)
-    expect(retryDelayMs(policy, 1, failure(), () => 1)).toBe(200)
-    expect(retryDelayMs(policy, 8, failure(), () => 1)).toBe(1000)
-    expect(retryDelayMs(policy, 8, failure(), () => 0)).toBe(500)
-  })
-
-  it('honours a longer Retry-After', () => {
-    expect(retryDelayMs(policy, 0, failure(3), () => 0.5)).toBe(3000)
-  })
-
-  it('allows one retry per five first attempts once the reserve is spent', () => {
-    const budget = new RetryBudget(0.2, 2)
-    expect([budget.withdraw(), budget.withdraw(), budget.withdraw()]).toEqual([true, true, false])
-    for (let i = 0; i < 5; i++) budget.deposit()
-    expect([budget.withdraw(), budget.withdraw()]).toEqual([true, false])
   })
 })

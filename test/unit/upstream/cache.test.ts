@@ -81,15 +81,6 @@ describe('with Redis', () => {
     expect(await two?.lookup('k', false)).toEqual({ stale: { name: 'new' } })
   })
 
-  it('parses an unchanged entry once: looking again finds the same store', async () => {
-    const redis = fakeRedis()
-    const cache = new ReadCache({ ...options, redis: redis.link })
-    await cache.store('k', { name: 'a' }, 10, 60)
-    const first = (await cache.lookup('k', false)).value
-    vi.advanceTimersByTime(1000)
-    expect((await cache.lookup('k', false)).value).toBe(first)
-  })
-
   it('ignores what it cannot read (another version’s entry, a lock) and what Redis expired', async () => {
     const redis = fakeRedis()
     const cache = new ReadCache({ ...options, redis: redis.link })

@@ -8,7 +8,7 @@ import type { RedisLink } from '../../../src/upstream/redis.js'
  */
 export function fakeRedis() {
   const values = new Map<string, { value: string; until: number }>()
-  const listeners = { down: [] as (() => void)[], up: [] as (() => void)[] }
+  const downListeners: (() => void)[] = []
   const commands: string[] = []
   let up = true
   const read = (key: string) => {
@@ -56,8 +56,8 @@ export function fakeRedis() {
       commands.push('mget')
       return read(key)
     },
-    on(event: 'down' | 'up', listener: () => void) {
-      listeners[event].push(listener)
+    onDown(listener: () => void) {
+      downListeners.push(listener)
     },
   }
   return {
@@ -67,7 +67,7 @@ export function fakeRedis() {
     /** Redis goes down (every waiter is told) or comes back. */
     set up(value: boolean) {
       up = value
-      for (const listener of listeners[value ? 'up' : 'down']) listener()
+      if (!value) for (const listener of downListeners) listener()
     },
   }
 }

@@ -121,18 +121,18 @@ describe('retries', () => {
 })
 
 describe('the retry budget', () => {
-  it('allows one retry per five reads once its reserve is spent', () => {
-    const budget = new RetryBudget(0.2, 2, 0)
-    expect([budget.withdraw(), budget.withdraw(), budget.withdraw()]).toEqual([true, true, false])
+  it('allows ten retries, then one per five reads', () => {
+    const budget = new RetryBudget()
+    for (let i = 0; i < 10; i++) expect(budget.withdraw()).toBe(true)
+    expect(budget.withdraw()).toBe(false)
     for (let i = 0; i < 5; i++) budget.deposit()
     expect([budget.withdraw(), budget.withdraw()]).toEqual([true, false])
   })
 
   it('refuses a deferred read’s retry before a first-part read’s: the first part keeps a reserve', () => {
-    const budget = new RetryBudget(0.2, 10, 5)
-    for (let i = 0; i < 4; i++) expect(budget.withdraw(true)).toBe(true)
-    // 6 tokens left: a deferred read would leave fewer than the reserve of 5.
-    expect(budget.withdraw(true)).toBe(true)
+    const budget = new RetryBudget()
+    for (let i = 0; i < 5; i++) expect(budget.withdraw(true)).toBe(true)
+    // 5 tokens left: a deferred read would leave fewer than the reserve of 5.
     expect(budget.withdraw(true)).toBe(false)
     for (let i = 0; i < 5; i++) expect(budget.withdraw(false)).toBe(true)
     expect(budget.withdraw(false)).toBe(false)
