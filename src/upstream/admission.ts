@@ -2,19 +2,17 @@ import { cancelled, UpstreamError } from './errors.js'
 import type { RateLimiter } from './rate-limit.js'
 import type { Read } from './read-scope.js'
 
-/**
- * Stage 4: a connection in the caller's turn, then the rate turn. Connections go round robin
- * between callers' lanes: one caller's backlog delays another's read by one of its own. A turn that
- * comes later is reserved; the connection goes back and the lane waits, so a caller holds one turn
- * at a time. Hand-written: undici's queue is first come first served, and the packages that queue
- * per key neither share one capacity nor let an entry be withdrawn or a key wait.
- */
+/** Stage 4: a connection in the caller's turn, then the rate turn. Connections go round robin
+ *  between callers' lanes: one caller's backlog delays another's read by one of its own. A later
+ *  turn is reserved; the connection goes back and the lane waits: a caller holds one turn at a
+ *  time. Hand-written: undici queues first come first served; queue packages do not withdraw. */
 
+type Release = () => void
+type Watch = (withdraw: () => void) => Release
+/** What admits a read: the connections' fair share, the rate limiter, UPSTREAM_TIMEOUT_MS. */
+export type Admission = { share: FairShare; limiter: RateLimiter; timeoutMs: number }
 /** A request waiting in its caller's lane; `release` frees its connection (once). */
-export interface Ticket {
-  readonly lane: string
-  granted(release: () => void): void
-}
+export type Ticket = { readonly lane: string; granted(release: Release): void }
 
 export class FairShare {
   private busy = 0
@@ -99,25 +97,17 @@ export class FairShare {
   }
 }
 
-/**
- * Resolves with the connection's release once `read`'s request may be sent, or undefined when it
- * is withdrawn first (`watch` gets the function that withdraws it, returns its undoing). Rejects
- * when the operation ends, or at its deadline or the read's (UPSTREAM_TIMEOUT; RATE_LIMITED when
- * a turn was what it waited for). A turn is waited for at most the read's time left.
- */
-export function admit(
-  read: Read,
-  share: FairShare,
-  limiter: RateLimiter,
-  timeoutMs: number,
-  watch?: (withdraw: () => void) => () => void,
-): Promise<(() => void) | undefined> {
+/** Resolves with the connection's release once `read`'s request may be sent, or undefined when
+ *  it is withdrawn first (`watch` gets the function that withdraws it, returns its undoing).
+ *  Rejects when the operation ends, or at its deadline or the read's (UPSTREAM_TIMEOUT;
+ *  RATE_LIMITED when a turn was what it waited for). A turn is waited for UPSTREAM_TIMEOUT_MS. */
+export function admit(read: Read, { share, limiter, timeoutMs }: Admission, watch?: Watch) {
   const { scope, readDeadline, endpoint, tokenKey } = read
   const lane = scope.fairnessKey
   const horizon = Math.min(scope.deadline, readDeadline, Date.now() + timeoutMs)
-  let [turnAt, done, timer, unwatch] = [0, false] as [number, boolean, NodeJS.Timeout?, Off?]
-  return new Promise((resolve, reject) => {
-    const finish = (outcome: (() => void) | UpstreamError | undefined) => {
+  let [turnAt, done, timer, unwatch] = [0, false] as [number, boolean, NodeJS.Timeout?, Release?]
+  return new Promise<Release | undefined>((resolve, reject) => {
+    const finish = (outcome: Release | UpstreamError | undefined) => {
       done = true
       clearTimeout(timer)
       unwatch?.()
@@ -136,7 +126,7 @@ export function admit(
       const retryAfterSeconds = Math.ceil(waitMs / 1000)
       return new UpstreamError('RATE_LIMITED', endpoint, message, { retryAfterSeconds, callersOwn })
     }
-    const turned = (waitMs: number, release: () => void) => {
+    const turned = (waitMs: number, release: Release) => {
       if (done || waitMs > 0) release()
       if (!done && waitMs > 0 && Date.now() + waitMs <= horizon) {
         turnAt = Date.now() + waitMs
@@ -162,19 +152,15 @@ export function admit(
     // It waits after all: bounded, and withdrawable.
     scope.signal.addEventListener('abort', onAbort, { once: true })
     unwatch = watch?.(() => withdraw() && finish(undefined))
-    const wait = Math.min(scope.deadline, readDeadline) - Date.now()
+    const wait = Math.max(0, Math.min(scope.deadline, readDeadline) - Date.now())
     if (wait >= 2 ** 31 - 1) return // a farther deadline than setTimeout can wait is none
-    timer = setTimeout(
-      () => {
-        if (!withdraw()) return
-        const own = scope.deadline <= readDeadline
-        if (turnAt > Date.now()) return finish(noTurn(turnAt - Date.now(), own))
-        const why = 'no upstream connection was free before the deadline (OPERATION_TIMEOUT_MS)'
-        finish(new UpstreamError('UPSTREAM_TIMEOUT', endpoint, why, { callersOwn: own }))
-      },
-      Math.max(0, wait),
-    )
+    const expire = () => {
+      if (!withdraw()) return
+      const own = scope.deadline <= readDeadline
+      if (turnAt > Date.now()) return finish(noTurn(turnAt - Date.now(), own))
+      const why = 'no upstream connection was free before the deadline (OPERATION_TIMEOUT_MS)'
+      finish(new UpstreamError('UPSTREAM_TIMEOUT', endpoint, why, { callersOwn: own }))
+    }
+    timer = setTimeout(expire, wait)
   })
 }
-
-type Off = () => void

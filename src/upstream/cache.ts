@@ -1,22 +1,15 @@
 import { LRUCache } from 'lru-cache'
-import { PREFIX, type RedisLink } from './redis.js'
+import { type RedisLink, readKey } from './redis.js'
 
-/**
- * Stage 1, the cache of reads. In process: an LRU bounded in bytes of parsed, frozen answers.
- * With Redis behind it, shared by the replicas: each answer while fresh (`PX`, Redis's clock). An
- * entry held here is checked against Redis once a second (a refresh elsewhere seen that soon);
- * expired, it is kept CACHE_STALE_SECONDS and handed down for stale-if-error.
- */
+/** Stage 1, the cache of reads. In process: an LRU bounded in bytes of parsed, frozen answers.
+ *  With Redis behind it, shared by the replicas: each answer while fresh (`PX`, Redis's clock).
+ *  An entry held here is checked against Redis once a second (a refresh elsewhere seen that soon);
+ *  expired, it is kept CACHE_STALE_SECONDS and handed down for stale-if-error. */
 
 const RECHECK_MS = 1000
 
-type Entry = {
-  value: unknown
-  freshUntil: number
-  keptUntil: number
-  checkedAt: number
-  size: number
-}
+/** `seenAt`: when it was last found in Redis (or put there) by this process. */
+type Entry = { value: unknown; size: number; freshUntil: number; keptUntil: number; seenAt: number }
 
 export interface CacheOptions {
   ttlSeconds: number
@@ -33,29 +26,19 @@ export class ReadCache {
     this.tier = new LRUCache<string, Entry>({ maxSize: options.maxBytes, sizeCalculation })
   }
 
-  /** The Redis key of a read (its lock's too). */
-  redisKey(key: string): string {
-    return `${PREFIX}read:${key}`
-  }
-
   /** A fresh value, or an expired one that may answer a failure; nothing for a no-cache read. */
   async lookup(key: string, fresh: boolean): Promise<{ value?: unknown; stale?: unknown }> {
     if (fresh) return {}
-    const now = Date.now()
-    let kept = this.tier.get(key)
-    if (kept && kept.keptUntil <= now) {
-      this.tier.delete(key)
-      kept = undefined
-    }
     const { redis } = this.options
+    const [now, kept] = [Date.now(), this.tier.get(key)]
     const fresher = kept && kept.freshUntil > now ? kept : undefined
-    if (fresher && (!redis?.available || now - fresher.checkedAt < RECHECK_MS)) {
-      return { value: fresher.value }
-    }
-    const stored = await redis?.get(this.redisKey(key))
+    const recheck = redis?.available && now - (fresher?.seenAt ?? 0) >= RECHECK_MS
+    const stored = recheck ? await redis?.get(readKey(key)) : undefined
     if (stored === undefined && fresher) return { value: fresher.value }
     const value = stored ? this.adopt(key, stored) : undefined
-    return value === undefined ? { stale: kept?.value } : { value }
+    if (value !== undefined) return { value }
+    // Past CACHE_STALE_SECONDS an entry answers nothing (it goes when the LRU needs the room).
+    return { stale: kept && kept.keptUntil > now ? kept.value : undefined }
   }
 
   /** What Redis holds for `key` (`<fresh until> <JSON>`), kept here too; undefined when it is
@@ -79,21 +62,19 @@ export class ReadCache {
     const freshUntil = Date.now() + ttlSeconds * 1000
     this.keep(key, deepFreeze(value), freshUntil, size)
     const stored = `${freshUntil} ${JSON.stringify(value)}`
-    const set = this.options.redis?.run((c) =>
-      c.set(this.redisKey(key), stored, 'PX', ttlSeconds * 1000),
-    )
-    await set?.catch(() => {})
+    const px = ttlSeconds * 1000
+    await this.options.redis?.run((c) => c.set(readKey(key), stored, 'PX', px)).catch(() => {})
   }
 
   /** Removes `key` from both tiers: no replica answers it again once it looks at Redis. */
   async forget(key: string): Promise<void> {
     this.tier.delete(key)
-    await this.options.redis?.run((c) => c.del(this.redisKey(key))).catch(() => {})
+    await this.options.redis?.run((c) => c.del(readKey(key))).catch(() => {})
   }
 
   private keep(key: string, value: unknown, freshUntil: number, size: number) {
     const keptUntil = freshUntil + this.options.staleSeconds * 1000
-    this.tier.set(key, { value, freshUntil, keptUntil, checkedAt: Date.now(), size })
+    this.tier.set(key, { value, freshUntil, keptUntil, seenAt: Date.now(), size })
     return value
   }
 }

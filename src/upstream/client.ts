@@ -1,11 +1,11 @@
 import type { Logger } from 'pino'
 import type { UpstreamMetrics } from '../observability/metrics.js'
 import { observeUpstreamRequest, recordCacheRead } from '../observability/upstream-spans.js'
-import { admit, FairShare } from './admission.js'
+import { type Admission, admit, FairShare } from './admission.js'
 import { type ReadCache, ttlOf } from './cache.js'
 import type { PreparedRequest } from './endpoint.js'
 import { isCallersOwn, staleMayAnswer, UpstreamError } from './errors.js'
-import { InFlight } from './in-flight.js'
+import { InFlight, LOCKED } from './in-flight.js'
 import { RateLimiter } from './rate-limit.js'
 import type { CacheResult, Caller, Read, ReadScope } from './read-scope.js'
 import type { RedisLink } from './redis.js'
@@ -31,28 +31,23 @@ export interface UpstreamClientOptions extends SendOptions {
   logger?: Logger
 }
 
-type Reading<T> = Read & {
-  request: PreparedRequest<T>
-  key: string
-  headers: Record<string, string>
-}
+type Headers = Record<string, string>
+type Reading<T> = Read & { request: PreparedRequest<T>; key: string; headers: Headers }
 type Made<T> = { value: T; result: CacheResult }
 const NEVER = new AbortController().signal
+const READINESS = { endpoint: 'GET /v1/lists', template: '/v1/lists' }
 /** Another replica's read ended without an answer to take: this one is made here after all. */
 const LOOK_AGAIN = new UpstreamError('UPSTREAM_ERROR', '-', 'not answered', { callersOwn: true })
 
-/**
- * The read path, top to bottom, no stage calling back into an earlier one: 1. the cache (in
- * process, then Redis) → 2. resilience (retries, the circuit) → 3. joining a read already sent
- * (here, or by another replica) → 4. admission (a connection in the caller's turn, the rate
- * turn) → 5. one undici GET → 6. validation (zod) → 7. the store, on the way back.
- */
+/** The read path, top to bottom, no stage calling back into an earlier one: 1. the cache (in
+ *  process, then Redis) → 2. resilience (retries, the circuit) → 3. joining a read already sent
+ *  (here, or by another replica) → 4. admission (a connection in the caller's turn, the rate
+ *  turn) → 5. one undici GET → 6. validation (zod) → 7. the store, on the way back. */
 export class UpstreamClient {
   private readonly http: UpstreamHttp
   /** Retries and circuits (`resilience.openByEndpoint()` for /metrics). */
   readonly resilience: Resilience
-  private readonly share: FairShare
-  private readonly limiter: RateLimiter
+  private readonly admission: Admission
   private readonly inFlight: InFlight | undefined
   private readonly serviceTokenKey: string | undefined
   private readonly callerTokenKeys = new WeakMap<Caller, string>()
@@ -63,8 +58,9 @@ export class UpstreamClient {
     this.serviceTokenKey = serviceToken === undefined ? undefined : options.tokenKey(serviceToken)
     this.http = new UpstreamHttp(options)
     this.resilience = new Resilience(options.retry, options.circuit, !serviceToken, logger)
-    this.limiter = new RateLimiter(rate?.perToken, rate?.perCaller, redis)
-    this.share = new FairShare(options.maxConnections)
+    const limiter = new RateLimiter(rate?.perToken, rate?.perCaller, redis)
+    const share = new FairShare(options.maxConnections)
+    this.admission = { share, limiter, timeoutMs: options.timeoutMs }
     this.inFlight = options.cache ? new InFlight(redis) : undefined
   }
 
@@ -85,12 +81,11 @@ export class UpstreamClient {
       throw new UpstreamError('UNAUTHENTICATED', endpoint, why)
     }
     const { language } = scope.caller
-    const headers: Record<string, string> = { accept: 'application/json' }
-    headers.authorization = `Bearer ${token}`
+    const headers: Headers = { accept: 'application/json', authorization: `Bearer ${token}` }
     if (language) headers[this.options.languageHeader] = language
     if (scope.requestId !== undefined) headers['x-request-id'] = scope.requestId
     const key = `${tokenKey}:${language ?? '-'}:${request.pathAndQuery}`
-    const readDeadline = Number.POSITIVE_INFINITY
+    const readDeadline = Infinity // until its first request is sent
     const read = { request, scope, tokenKey, headers, key, endpoint, template, readDeadline }
     const { cache } = this.options
     if (!cache) return (await this.resilience.run(read, (n) => this.attempt(read, n))).value
@@ -112,33 +107,30 @@ export class UpstreamClient {
   /** One attempt: joins the read if it is under way here, else sends its request. */
   private async attempt<T>(read: Reading<T>, n: number): Promise<Made<T>> {
     const { key, scope } = read
-    const { inFlight, share, limiter, options } = this
+    const { inFlight, options } = this
     const since = scope.fresh ? scope.startedAt : 0
     for (;;) {
       // 3. Joining this process's attempt at it (for a no-cache read, one begun since it started).
       const joined = inFlight?.join<Made<T>>(key, since)
-      if (joined) {
-        const made = await joined.then(shared, joinedFailure)
-        if (made) return made
-        continue
-      }
+      const made = joined && (await joined.then(shared, joinedFailure))
+      if (made) return made
       // 4. Admission; withdrawn, or admitted as an attempt at it began here: that one is joined.
       const watch = inFlight && ((withdraw: () => void) => inFlight.watch(key, withdraw))
-      const release = await admit(read, share, limiter, options.timeoutMs, watch)
+      const release = await admit(read, this.admission, watch)
       if (!release || inFlight?.join(key, since)) {
         release?.()
         continue
       }
       try {
         if (!inFlight) return await this.request(read, n, false)
-        // Joined from now on here; across replicas once its lock is taken (another's is waited for).
+        // Joined from now on here; across replicas once its lock is taken (another's waited for),
+        // held as long as the request may last.
         return await inFlight.send(key, async () => {
-          const held = scope.fresh ? undefined : await this.lock(read)
-          const value = held && !InFlight.isLock(held) ? options.cache?.adopt(key, held) : undefined
+          const held = scope.fresh ? undefined : await inFlight.lock(key, options.timeoutMs + 1000)
+          if (held === LOCKED) return this.fromReplica<T>(read, release)
+          const value = held ? options.cache?.adopt(key, held) : undefined
           if (value !== undefined) return { value: value as T, result: 'hit' as const }
-          if (!held || !InFlight.isLock(held)) return this.request(read, n, held === null)
-          release()
-          return this.fromReplica<T>(read)
+          return this.request(read, n, held === null)
         })
       } catch (error) {
         if (error !== LOOK_AGAIN) throw error
@@ -148,18 +140,11 @@ export class UpstreamClient {
     }
   }
 
-  /** Takes the read's lock in Redis for as long as the read may still last. */
-  private lock(read: Reading<unknown>) {
-    const { cache, timeoutMs } = this.options
-    const left = Number.isFinite(read.readDeadline) ? read.readDeadline - Date.now() : timeoutMs
-    return this.inFlight?.lock(cache?.redisKey(read.key) ?? '', left + 1000)
-  }
-
-  /** What another replica read, once its lock is gone. */
-  private async fromReplica<T>(read: Reading<T>): Promise<Made<T>> {
-    const { cache } = this.options
-    const stored = await this.inFlight?.wait(cache?.redisKey(read.key) ?? '', read.scope)
-    const value = stored === undefined ? undefined : cache?.adopt(read.key, stored)
+  /** What another replica read, once its lock is gone (waited for without a connection). */
+  private async fromReplica<T>({ key, scope }: Reading<T>, release: () => void): Promise<Made<T>> {
+    release()
+    const stored = await this.inFlight?.wait(key, scope)
+    const value = stored === undefined ? undefined : this.options.cache?.adopt(key, stored)
     if (value === undefined) throw LOOK_AGAIN
     return { value: value as T, result: 'shared' }
   }
@@ -169,7 +154,7 @@ export class UpstreamClient {
   private async request<T>(read: Reading<T>, attempt: number, locked: boolean): Promise<Made<T>> {
     const { scope, request, key, tokenKey } = read
     const { cache } = this.options
-    const unlock = () => locked && cache && this.inFlight?.unlock(cache.redisKey(key))
+    const unlock = () => locked && this.inFlight?.unlock(key)
     if (!scope.spend()) {
       unlock()
       const why = 'not read: the operation has spent its budget of upstream calls'
@@ -189,7 +174,7 @@ export class UpstreamClient {
     } catch (error) {
       const failure = error as UpstreamError
       if (failure.code === 'RATE_LIMITED' && failure.retryAfterSeconds !== undefined) {
-        this.limiter.pause(tokenKey, Math.min(failure.retryAfterSeconds, 300) * 1000)
+        this.admission.limiter.pause(tokenKey, Math.min(failure.retryAfterSeconds, 300) * 1000)
       }
       const definitive = !staleMayAnswer(failure) && !isCallersOwn(failure)
       if (cache && scope.fresh && definitive) await cache.forget(key)
@@ -211,10 +196,9 @@ export class UpstreamClient {
   ready(): Promise<boolean> {
     if (this.readiness && Date.now() - this.readiness.at < 5000) return this.readiness.ready
     const { serviceToken: token, timeoutMs } = this.options
-    const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {}
-    const scope = { trace: undefined }
+    const headers: Headers = token ? { authorization: `Bearer ${token}` } : {}
     const readDeadline = Date.now() + timeoutMs
-    const check = { scope, headers, readDeadline, endpoint: 'GET /v1/lists', template: '/v1/lists' }
+    const check = { ...READINESS, scope: {}, headers, readDeadline }
     const ready = observeUpstreamRequest(check, 1, 'off', this.options, () =>
       this.http.get('/v1/lists?limit=1', check, NEVER),
     ).then(

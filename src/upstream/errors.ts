@@ -50,10 +50,10 @@ export class UpstreamError extends Error {
   }
 
   get extensions() {
-    const { code, retryable, retryAfterSeconds: seconds } = this
-    return seconds === undefined
+    const { code, retryable, retryAfterSeconds } = this
+    return retryAfterSeconds === undefined
       ? { code, retryable }
-      : { code, retryable, retryAfterSeconds: seconds }
+      : { code, retryable, retryAfterSeconds }
   }
 
   /** The same failure with `details` changed. */
@@ -63,10 +63,9 @@ export class UpstreamError extends Error {
   }
 }
 
+const ENDED = 'not read: the operation ended'
 export const cancelled = (endpoint: string) =>
-  new UpstreamError('UPSTREAM_ERROR', endpoint, 'not read: the operation ended', {
-    cancelled: true,
-  })
+  new UpstreamError('UPSTREAM_ERROR', endpoint, ENDED, { cancelled: true })
 
 /** Whether an expired cache entry may answer instead: for a 5xx, 429, no connection or a timeout;
  *  never a 401/403, 404, bad body, nor the operation's end or budget. */

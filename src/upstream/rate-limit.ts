@@ -1,16 +1,13 @@
 import { PREFIX, type RedisLink } from './redis.js'
 
-/**
- * UPSTREAM_RATE_LIMIT per token and CALLER_RATE_LIMIT per caller, GCRA buckets: one theoretical
- * arrival time (TAT) each. With T = 1000 / rate ms and τ = 1000 − T (a second's burst), a request's
- * turn comes at max(now, TAT − τ) and moves TAT on by T; a turn past the longest wait takes
- * nothing. With Redis the buckets are every replica's, on Redis's clock (one script a turn);
- * while it is down, each process's own. A 429's Retry-After pauses its token.
- */
+/** UPSTREAM_RATE_LIMIT per token and CALLER_RATE_LIMIT per caller, GCRA buckets: one theoretical
+ *  arrival time (TAT) each. With T = 1000 / rate ms and τ = 1000 − T (a second's burst), a turn
+ *  comes at max(now, TAT − τ) and moves TAT on by T; a turn past the longest wait takes nothing.
+ *  With Redis the buckets are every replica's, on Redis's clock (one script a turn); while it is
+ *  down, each process's own. A 429's Retry-After pauses its token. */
 
-// KEYS: the token's TAT key, the caller's (when limited). ARGV: T and τ of the token's bucket and
-// the caller's, the longest wait (ms), a pause (ms; 0: none). Returns the wait (ms); one past the
-// longest took nothing.
+// KEYS: the token's TAT key, the caller's (when limited). ARGV: T and τ of each, the longest wait
+// (ms), a pause (ms; 0: none). Returns the wait (ms); one past the longest took nothing.
 const TURN = `
 local time = redis.call('TIME')
 local now = time[1] * 1000 + time[2] / 1000
@@ -39,8 +36,7 @@ export class RateLimiter {
     perCaller?: number,
     private readonly redis?: RedisLink,
   ) {
-    const bucket = (rate?: number) =>
-      rate ? [1000 / rate, Math.max(0, 1000 - 1000 / rate)] : [0, 0]
+    const bucket = (rate = 0) => (rate ? [1000 / rate, Math.max(0, 1000 - 1000 / rate)] : [0, 0])
     this.spacing = [...bucket(perToken), ...bucket(perCaller)]
     redis?.client.defineCommand('gwTurn', { lua: TURN })
   }
@@ -97,6 +93,4 @@ export class RateLimiter {
   }
 }
 
-interface Turn {
-  gwTurn(...args: (string | number)[]): Promise<number>
-}
+type Turn = { gwTurn(...args: (string | number)[]): Promise<number> }

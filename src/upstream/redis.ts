@@ -1,22 +1,24 @@
 import { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 
-/**
- * The one Redis connection of a process and its one health switch: while Redis is down every use
- * of it is skipped at once. A command unanswered for TIMEOUT_MS, or the connection dropping,
- * trips it and ends every wait, so a request pays one short timeout at most; a PING in the
- * background, never a request, finds out when Redis is back.
- */
+/** The one Redis connection of a process and its one health switch: while Redis is down every
+ *  use of it is skipped at once. A command unanswered for TIMEOUT_MS, or the connection dropping,
+ *  trips it and ends every wait, so a request pays one short timeout at most; a PING in the
+ *  background, never a request, finds out when Redis is back. */
 
 /** Keys of this version: old and new replicas never read each other's during a rolling deploy. */
 export const PREFIX = 'gw3:'
+/** The Redis key of a read: its answer, or the lock of the replica reading it. */
+export const readKey = (key: string) => `${PREFIX}read:${key}`
 export const TIMEOUT_MS = 200
 export const REDIS_DOWN = new Error('Redis is unavailable')
 
 export class RedisLink {
   readonly client: Redis
-  private up = false
-  private readonly downListeners: (() => void)[] = []
+  /** The switch: false while Redis is down (every use of it skipped). */
+  available = false
+  /** Called whenever the switch trips: whoever waits for Redis stops. */
+  readonly onDown: (() => void)[] = []
   private probing: NodeJS.Timeout | undefined
   /** How each command under way ends its wait. */
   private readonly pending = new Set<(error: unknown) => void>()
@@ -36,18 +38,13 @@ export class RedisLink {
       autoResendUnfulfilledCommands: false,
       retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
     })
-    this.client.on('error', () => this.trip())
-    this.client.on('close', () => this.trip())
+    for (const trips of ['error', 'close']) this.client.on(trips, () => this.trip())
     this.client.on('ready', () => this.healthy())
-  }
-
-  get available(): boolean {
-    return this.up
   }
 
   /** Runs `command` unless Redis is down; rejects (REDIS_DOWN) when it is, or goes down. */
   run<T>(command: (client: Redis) => Promise<T>): Promise<T> {
-    if (!this.up) {
+    if (!this.available) {
       this.failed()
       return Promise.reject(REDIS_DOWN)
     }
@@ -78,7 +75,7 @@ export class RedisLink {
 
   /** GET `key`, with every other GET of this tick in one MGET; undefined while Redis is down. */
   get(key: string): Promise<string | null | undefined> {
-    if (!this.up) return Promise.resolve(undefined)
+    if (!this.available) return Promise.resolve(undefined)
     return new Promise((answer) => {
       if (this.gets.length === 0) setImmediate(() => this.flushGets())
       this.gets.push({ key, answer })
@@ -92,26 +89,21 @@ export class RedisLink {
     for (const [i, get] of gets.entries()) get.answer(values ? (values[i] ?? null) : undefined)
   }
 
-  /** `listener` is called whenever the switch trips: whoever waits for Redis stops. */
-  onDown(listener: () => void): void {
-    this.downListeners.push(listener)
-  }
-
   /** QUIT once what is under way is answered (a lock given back), never waiting long for it. */
   async close(): Promise<void> {
     clearTimeout(this.probing)
     const waited = new Promise((resolve) => setTimeout(resolve, TIMEOUT_MS).unref())
     await Promise.race([this.client.quit().catch(() => {}), waited])
-    this.up = false
+    this.available = false
     this.client.disconnect()
   }
 
   private trip() {
-    if (this.up) {
-      this.up = false
+    if (this.available) {
+      this.available = false
       this.logger?.warn('Redis unavailable: serving without it until it is back')
       for (const settle of [...this.pending]) settle(REDIS_DOWN)
-      for (const listener of this.downListeners) listener()
+      for (const listener of this.onDown) listener()
     }
     if (this.probing || this.client.status === 'end') return
     // One PING at a time, every half second, while Redis is down but connected (else 'ready').
@@ -128,10 +120,10 @@ export class RedisLink {
   }
 
   private healthy() {
-    if (this.up || this.client.status !== 'ready') return
+    if (this.available || this.client.status !== 'ready') return
     clearTimeout(this.probing)
     this.probing = undefined
-    this.up = true
+    this.available = true
     this.logger?.info('Redis available')
   }
 }

@@ -4,47 +4,28 @@ import type { Logger } from 'pino'
 import { cancelled, isCallersOwn, UpstreamError } from './errors.js'
 import type { Read } from './read-scope.js'
 
-/**
- * What a read does when its requests fail. Retries: capped exponential backoff with jitter, or
- * the upstream's longer Retry-After, within the read's UPSTREAM_TIMEOUT_MS and the operation's
- * deadline, drawn from one budget per process. A circuit per endpoint and token (cockatiel), this
- * replica's own: after UPSTREAM_CIRCUIT_FAILURES reads in a row fail for good (5xx, no
- * connection, timeout), reads are refused for UPSTREAM_CIRCUIT_OPEN_SECONDS; then one probes.
- */
+/** Stage 2, what a read does when its requests fail. Retries: capped exponential backoff with
+ *  jitter, or the upstream's longer Retry-After, within UPSTREAM_TIMEOUT_MS and the operation's
+ *  deadline, from one budget per process. A circuit per endpoint and token (cockatiel), this
+ *  replica's own: after UPSTREAM_CIRCUIT_FAILURES reads in a row fail for good (5xx, no
+ *  connection, timeout), reads are refused for UPSTREAM_CIRCUIT_OPEN_SECONDS; then one probes. */
 
-export interface RetryPolicy {
-  maxRetries: number
-  baseDelayMs: number
-  maxDelayMs: number
-}
+export type RetryPolicy = { maxRetries: number; baseDelayMs: number; maxDelayMs: number }
+export type CircuitOptions = { failures: number; openMs: number }
 
-export interface CircuitOptions {
-  failures: number
-  openMs: number
-}
-
-const RETRIED = new Set([429, 502, 503, 504])
-
-/** No connection, or 429/502/503/504; never another 4xx, a 500, a timeout or a bad body. */
-export const isRetried = (error: UpstreamError) =>
-  error.status === undefined ? error.code === 'UPSTREAM_ERROR' : RETRIED.has(error.status)
+/** Retried: no connection, 429/502/503/504; never another 4xx, a 500, a timeout or a bad body. */
+const isRetried = ({ status, code }: UpstreamError) =>
+  status === undefined ? code === 'UPSTREAM_ERROR' : [429, 502, 503, 504].includes(status)
 
 /** Capped exponential backoff with equal jitter, or the upstream's Retry-After when longer. */
-export function retryDelayMs(
-  policy: RetryPolicy,
-  retry: number,
-  error: UpstreamError,
-  random = Math.random,
-) {
-  const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry)
-  return Math.max(backoff / 2 + (random() * backoff) / 2, (error.retryAfterSeconds ?? 0) * 1000)
+export function retryDelayMs(policy: RetryPolicy, n: number, retryAfter = 0, random = Math.random) {
+  const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** n)
+  return Math.max(backoff / 2 + (random() * backoff) / 2, retryAfter * 1000)
 }
 
-/**
- * Retries add at most 20 % to the reads, plus a reserve of 10 for quiet periods: each read
- * deposits 0.2 of a token, each retry spends one. A read wanted only by a `@defer`red part retries
- * only while 5 tokens are left after it: where retries run short, the first part's go first.
- */
+/** Retries add at most 20 % to the reads, plus a reserve of 10 for quiet periods: each read
+ *  deposits 0.2 of a token, each retry spends one. A read wanted only by a `@defer`red part retries
+ *  only while 5 tokens are left after it: where retries run short, the first part's go first. */
 export class RetryBudget {
   private tokens = 10
 
@@ -53,9 +34,7 @@ export class RetryBudget {
   }
 
   withdraw(deferred = false): boolean {
-    if (this.tokens < (deferred ? 6 : 1)) return false
-    this.tokens -= 1
-    return true
+    return this.tokens >= (deferred ? 6 : 1) && this.tokens-- > 0
   }
 }
 
@@ -85,7 +64,7 @@ export class Resilience {
   async run<T>(read: Read, attempt: (n: number) => Promise<T>): Promise<T> {
     const circuit = this.circuitOf(read)
     if (!circuit) return this.retrying(read, attempt)
-    // Half-open: its probe is under way, alone.
+    // Half-open: its probe is under way, alone (cockatiel would have the others wait for it).
     if (circuit.state === CircuitState.HalfOpen) throw this.refused(read, 1000)
     try {
       return await circuit.execute(() => this.retrying(read, attempt, circuit))
@@ -112,11 +91,19 @@ export class Resilience {
         failure = last
       }
       if (isCallersOwn(failure)) throw failure
+      const { code, status, joined } = failure
       const delay = this.delayAfter(failure, n, read, circuit)
-      if (delay === undefined) throw this.failed(failure, n, read)
+      if (delay === undefined) {
+        // Failed for good, logged once: info for what the caller asked for (a 404; a 401/403 to
+        // the caller's own token), else warn: the operator may have to act.
+        const info =
+          code === 'NOT_FOUND' || (this.callersTokens && [401, 403].includes(status ?? 0))
+        const line = { endpoint, code, status, attempts: n, requestId: scope.requestId }
+        if (!joined) this.logger?.[info ? 'info' : 'warn'](line, 'upstream read failed')
+        throw failure
+      }
       // Past the operation's deadline: what happened, as the operation's own.
       if (Date.now() + delay >= scope.deadline) throw failure.with({ callersOwn: true })
-      const { code, status } = failure
       const line = { endpoint, code, status, retry: n, delayMs: Math.round(delay) }
       this.logger?.debug({ ...line, requestId: scope.requestId }, 'retrying upstream read')
       await new Promise((resolve, reject) => {
@@ -135,19 +122,9 @@ export class Resilience {
   private delayAfter(failure: UpstreamError, n: number, read: Read, circuit?: Circuit) {
     if (n > this.policy.maxRetries || !isRetried(failure)) return undefined
     if (circuit && circuit.state !== CircuitState.Closed) return undefined
-    const delay = failure.joined ? 0 : retryDelayMs(this.policy, n - 1, failure)
+    const delay = failure.joined ? 0 : retryDelayMs(this.policy, n - 1, failure.retryAfterSeconds)
     if (Date.now() + delay >= read.readDeadline) return undefined
     return this.budget.withdraw(read.scope.deferred) ? delay : undefined
-  }
-
-  /** A read failed for good, logged once: warn when the operator may have to act, info for what
-   *  the caller asked for (a 404; a 401/403 to the caller's own token). */
-  private failed(failure: UpstreamError, attempts: number, { scope }: Read) {
-    const { endpoint, code, status, joined } = failure
-    const info = code === 'NOT_FOUND' || (this.callersTokens && (status === 401 || status === 403))
-    const line = { endpoint, code, status, attempts, requestId: scope.requestId }
-    if (!joined) this.logger?.[info ? 'info' : 'warn'](line, 'upstream read failed')
-    return failure
   }
 
   private circuitOf({ template, tokenKey, endpoint }: Read): Circuit | undefined {

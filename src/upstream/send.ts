@@ -17,11 +17,7 @@ export interface SendOptions {
 /** A GET's headers, the endpoint its errors name, its end and deadline. */
 type Sending = { headers: Record<string, string>; endpoint: string; readDeadline: number }
 
-const TIMEOUTS = new Set([
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-])
+const TIMEOUTS = ['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']
 const MEANING: Record<number, [UpstreamError['code'], string]> = {
   401: ['UNAUTHENTICATED', 'the upstream refused the credentials (401)'],
   403: ['FORBIDDEN', 'access forbidden by the upstream (403)'],
@@ -35,19 +31,12 @@ export class UpstreamHttp {
   private readonly basePath: string
 
   constructor(private readonly options: SendOptions) {
-    const { timeoutMs: timeout, maxResponseBytes: maxResponseSize } = options
+    const { timeoutMs: timeout, maxResponseBytes: maxResponseSize, maxConnections } = options
     const base = new URL(options.baseUrl)
     this.origin = base.origin
     this.basePath = base.pathname.replace(/\/+$/, '')
-    this.dispatcher =
-      options.dispatcher ??
-      new Pool(this.origin, {
-        connections: options.maxConnections,
-        connect: { timeout },
-        headersTimeout: timeout,
-        bodyTimeout: timeout,
-        maxResponseSize,
-      })
+    const pool = { connections: maxConnections, connect: { timeout }, maxResponseSize }
+    this.dispatcher = options.dispatcher ?? new Pool(this.origin, pool)
   }
 
   /** One GET of `path`, ended when `signal` aborts (cancelled) or at `readDeadline` (epoch ms:
@@ -67,10 +56,8 @@ export class UpstreamHttp {
       }
       // Free the connection without reading an error body nobody will see.
       await response.body.dump()
-      const [code, message] = MEANING[status] ?? [
-        'UPSTREAM_ERROR',
-        `the upstream answered ${status}`,
-      ]
+      const other = ['UPSTREAM_ERROR', `the upstream answered ${status}`] as const
+      const [code, message] = MEANING[status] ?? other
       const retryAfterSeconds = seconds([answered['retry-after']].flat()[0])
       throw new UpstreamError(code, endpoint, message, { status, retryAfterSeconds })
     } catch (error) {
@@ -86,7 +73,7 @@ export class UpstreamHttp {
   private failure(error: unknown, endpoint: string): UpstreamError {
     if (error instanceof UpstreamError) return error
     const code = (error as { code?: string }).code
-    const [kind, message]: [UpstreamError['code'], string] = TIMEOUTS.has(code ?? '')
+    const [kind, message]: [UpstreamError['code'], string] = TIMEOUTS.includes(code ?? '')
       ? ['UPSTREAM_TIMEOUT', `no complete answer within ${this.options.timeoutMs} ms`]
       : error instanceof undiciErrors.ResponseExceededMaxSizeError
         ? ['UPSTREAM_BAD_RESPONSE', 'response body is too large']
@@ -96,9 +83,8 @@ export class UpstreamHttp {
 }
 
 /** Retry-After as delay-seconds or an HTTP date (RFC 9110 §10.2.3), in seconds. */
-function seconds(value: string | undefined): number | undefined {
-  if (!value?.trim()) return undefined
-  if (/^\d+$/.test(value.trim())) return Number(value.trim())
+function seconds(value = ''): number | undefined {
+  if (/^\s*\d+\s*$/.test(value)) return Number(value)
   const at = Date.parse(value)
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000))
 }

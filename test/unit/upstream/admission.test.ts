@@ -104,9 +104,9 @@ describe('admit', () => {
   it('admits at once while a connection is free, and queues the rest until one is released', async () => {
     const share = new FairShare(1)
     const limiter = new RateLimiter()
-    const first = await admit(readOf(), share, limiter, 1000)
+    const first = await admit(readOf(), { share, limiter, timeoutMs: 1000 })
     let second = 'waiting'
-    void admit(readOf(), share, limiter, 1000).then(() => {
+    void admit(readOf(), { share, limiter, timeoutMs: 1000 }).then(() => {
       second = 'admitted'
     })
     await vi.advanceTimersByTimeAsync(10)
@@ -119,10 +119,14 @@ describe('admit', () => {
   it('ends a queued wait with the operation (cancelled), or at its deadline (UPSTREAM_TIMEOUT, its own)', async () => {
     const share = new FairShare(1)
     const limiter = new RateLimiter()
-    await admit(readOf(), share, limiter, 1000)
+    await admit(readOf(), { share, limiter, timeoutMs: 1000 })
     const ended = new AbortController()
-    const cancelled = outcome(admit(readOf({ signal: ended.signal }), share, limiter, 1000))
-    const late = outcome(admit(readOf({ deadline: Date.now() + 50 }), share, limiter, 1000))
+    const cancelled = outcome(
+      admit(readOf({ signal: ended.signal }), { share, limiter, timeoutMs: 1000 }),
+    )
+    const late = outcome(
+      admit(readOf({ deadline: Date.now() + 50 }), { share, limiter, timeoutMs: 1000 }),
+    )
     ended.abort()
     expect(await cancelled).toMatchObject({ cancelled: true })
     await vi.advanceTimersByTimeAsync(50)
@@ -132,11 +136,11 @@ describe('admit', () => {
   it('is withdrawn by whoever queued it: it takes no connection then', async () => {
     const share = new FairShare(1)
     const limiter = new RateLimiter()
-    const first = await admit(readOf(), share, limiter, 1000)
+    const first = await admit(readOf(), { share, limiter, timeoutMs: 1000 })
     let withdraw = () => {}
     const unwatched = vi.fn()
     const watched = outcome(
-      admit(readOf(), share, limiter, 1000, (w) => {
+      admit(readOf(), { share, limiter, timeoutMs: 1000 }, (w) => {
         withdraw = w
         return unwatched
       }),
@@ -146,7 +150,7 @@ describe('admit', () => {
     expect(unwatched).toHaveBeenCalledOnce()
     // The connection is still the first's, then free for the next.
     first?.()
-    expect(await outcome(admit(readOf(), share, limiter, 1000))).toBe('admitted')
+    expect(await outcome(admit(readOf(), { share, limiter, timeoutMs: 1000 }))).toBe('admitted')
   })
 
   it('waits for a rate turn without holding a connection, one reserved turn per caller', async () => {
@@ -154,10 +158,12 @@ describe('admit', () => {
     const limiter = new RateLimiter(10)
     const order: string[] = []
     const read = (lane: string) =>
-      admit(readOf({ fairnessKey: lane }), share, limiter, 10_000).then((release) => {
-        order.push(lane)
-        release?.()
-      })
+      admit(readOf({ fairnessKey: lane }), { share, limiter, timeoutMs: 10_000 }).then(
+        (release) => {
+          order.push(lane)
+          release?.()
+        },
+      )
     // The bucket's second's worth goes at once; the heavy caller's next waits 100 ms…
     const heavy = Array.from({ length: 15 }, () => read('heavy'))
     await vi.advanceTimersByTimeAsync(0)
@@ -174,8 +180,8 @@ describe('admit', () => {
   it('refuses a turn past the read’s time left with RATE_LIMITED and the seconds until it', async () => {
     const share = new FairShare(32)
     const limiter = new RateLimiter(1)
-    await admit(readOf(), share, limiter, 500)
-    const refused = await outcome(admit(readOf(), share, limiter, 500))
+    await admit(readOf(), { share, limiter, timeoutMs: 500 })
+    const refused = await outcome(admit(readOf(), { share, limiter, timeoutMs: 500 }))
     expect(refused).toBeInstanceOf(UpstreamError)
     expect((refused as UpstreamError).extensions).toEqual({
       code: 'RATE_LIMITED',
@@ -190,7 +196,9 @@ describe('admit', () => {
   it('says so when the upstream’s 429 is what holds a token back', async () => {
     const limiter = new RateLimiter()
     limiter.pause('token', 30_000)
-    const refused = await outcome(admit(readOf(), new FairShare(1), limiter, 1000))
+    const refused = await outcome(
+      admit(readOf(), { share: new FairShare(1), limiter, timeoutMs: 1000 }),
+    )
     expect((refused as UpstreamError).message).toContain('the upstream answered 429')
     expect((refused as UpstreamError).retryAfterSeconds).toBe(30)
   })

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { ReadCache, ttlOf } from '../../../src/upstream/cache.js'
+import { readKey } from '../../../src/upstream/redis.js'
 import { fakeRedis } from './fake-redis.js'
 
 /**
@@ -85,7 +86,7 @@ describe('with Redis', () => {
     const redis = fakeRedis()
     const cache = new ReadCache({ ...options, redis: redis.link })
     for (const unreadable of ['not an entry', '\0a lock', '123']) {
-      redis.values.set(cache.redisKey('k'), { value: unreadable, until: Date.now() + 60_000 })
+      redis.values.set(readKey('k'), { value: unreadable, until: Date.now() + 60_000 })
       expect(await cache.lookup('k', false)).toEqual({ stale: undefined })
     }
     await cache.store('k', { name: 'a' }, 10, 60)

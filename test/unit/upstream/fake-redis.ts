@@ -56,9 +56,7 @@ export function fakeRedis() {
       commands.push('mget')
       return read(key)
     },
-    onDown(listener: () => void) {
-      downListeners.push(listener)
-    },
+    onDown: downListeners,
   }
   return {
     link: link as unknown as RedisLink,

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { InFlight } from '../../../src/upstream/in-flight.js'
+import { InFlight, LOCKED } from '../../../src/upstream/in-flight.js'
+import { readKey } from '../../../src/upstream/redis.js'
 import { fakeRedis } from './fake-redis.js'
 import { scopeOf } from './scope.js'
 
@@ -66,8 +67,8 @@ describe('across replicas', () => {
     const [one, two] = [new InFlight(redis.link), new InFlight(redis.link)]
     expect(await one.lock('k', 1000)).toBeNull()
     const held = await two.lock('k', 1000)
-    expect(held !== null && held !== undefined && InFlight.isLock(held)).toBe(true)
-    redis.values.set('k', { value: 'an answer', until: Date.now() + 1000 })
+    expect(held).toBe(LOCKED)
+    redis.values.set(readKey('k'), { value: 'an answer', until: Date.now() + 1000 })
     expect(await two.lock('k', 1000)).toBe('an answer')
     redis.up = false
     expect(await two.lock('k', 1000)).toBeUndefined()
@@ -79,10 +80,10 @@ describe('across replicas', () => {
     await one.lock('k', 1000)
     two.unlock('k')
     await vi.advanceTimersByTimeAsync(0)
-    expect(redis.values.has('k')).toBe(true)
+    expect(redis.values.has(readKey('k'))).toBe(true)
     one.unlock('k')
     await vi.advanceTimersByTimeAsync(0)
-    expect(redis.values.has('k')).toBe(false)
+    expect(redis.values.has(readKey('k'))).toBe(false)
   })
 
   it('waits until the lock is replaced by the answer, or is gone', async () => {
@@ -91,7 +92,7 @@ describe('across replicas', () => {
     await one.lock('k', 1000)
     const landed = two.wait('k', scopeOf())
     await vi.advanceTimersByTimeAsync(50)
-    redis.values.set('k', { value: 'the answer', until: Date.now() + 60_000 })
+    redis.values.set(readKey('k'), { value: 'the answer', until: Date.now() + 60_000 })
     await vi.advanceTimersByTimeAsync(20)
     expect(await landed).toBe('the answer')
     // A holder that died: its lock ends with its time, and the waiter makes the read itself.

@@ -61,7 +61,7 @@ function connected() {
   const client = clients.at(-1) as FakeClient
   client.ready()
   const events: string[] = []
-  link.onDown(() => events.push('down'))
+  link.onDown.push(() => events.push('down'))
   return { link, client, events, failed }
 }
 

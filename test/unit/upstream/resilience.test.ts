@@ -197,11 +197,11 @@ describe('the circuit of an endpoint and token', () => {
 
 describe('backoff', () => {
   it('doubles up to the cap, with jitter between half and all of it', () => {
-    const error = failure(503)
-    expect(retryDelayMs(policy, 0, error, () => 0)).toBe(50)
-    expect(retryDelayMs(policy, 0, error, () => 1)).toBe(100)
-    expect(retryDelayMs(policy, 1, error, () => 1)).toBe(200)
-    expect(retryDelayMs(policy, 8, error, () => 1)).toBe(1000)
-    expect(retryDelayMs(policy, 0, failure(503, { retryAfterSeconds: 3 }), () => 0.5)).toBe(3000)
+    expect(retryDelayMs(policy, 0, undefined, () => 0)).toBe(50)
+    expect(retryDelayMs(policy, 0, undefined, () => 1)).toBe(100)
+    expect(retryDelayMs(policy, 1, undefined, () => 1)).toBe(200)
+    expect(retryDelayMs(policy, 8, undefined, () => 1)).toBe(1000)
+    // The upstream's Retry-After when longer.
+    expect(retryDelayMs(policy, 0, 3, () => 0.5)).toBe(3000)
   })
 })
