@@ -3,14 +3,12 @@ import type { RateLimiter } from './rate-limit.js'
 import type { Read } from './read-scope.js'
 
 /** Stage 4: a connection in the caller's turn, then the rate turn. Connections go round robin
- *  between callers' lanes: one caller's backlog delays another's read by one of its own. A later
- *  turn is reserved; the connection goes back and the lane waits: a caller holds one turn at a
- *  time. Hand-written: undici queues first come first served; queue packages do not withdraw. */
+ *  between callers' lanes (a backlog delays another caller's read by one read); a later turn is
+ *  reserved, the connection goes back and the lane waits. Hand-written: undici queues FIFO. */
 
 type Release = () => void
-type Watch = (withdraw: () => void) => Release
-/** What admits a read: the connections' fair share, the rate limiter, UPSTREAM_TIMEOUT_MS. */
-export type Admission = { share: FairShare; limiter: RateLimiter; timeoutMs: number }
+/** The connections' fair share, the rate limiter, UPSTREAM_TIMEOUT_MS, twins (cache on). */
+export type Admission = { share: FairShare; limiter: RateLimiter; timeoutMs: number; twins?: Twins }
 /** A request waiting in its caller's lane; `release` frees its connection (once). */
 export type Ticket = { readonly lane: string; granted(release: Release): void }
 
@@ -97,11 +95,41 @@ export class FairShare {
   }
 }
 
-/** Resolves with the connection's release once `read`'s request may be sent, or undefined when
- *  it is withdrawn first (`watch` gets the function that withdraws it, returns its undoing).
- *  Rejects when the operation ends, or at its deadline or the read's (UPSTREAM_TIMEOUT;
- *  RATE_LIMITED when a turn was what it waited for). A turn is waited for UPSTREAM_TIMEOUT_MS. */
-export function admit(read: Read, { share, limiter, timeoutMs }: Admission, watch?: Watch) {
+/** A read's attempts waiting here (by key, in any lane): one admitted withdraws the others, which
+ *  join it; while one asks Redis for its turn the others wait to see it. No twin takes a turn. */
+export class Twins {
+  private readonly waiting = new Map<string, Set<() => void>>()
+  private readonly asking = new Map<string, Promise<unknown>>()
+
+  /** `withdraw` is called when a twin of `key` is admitted; returns its undoing. */
+  watch(key: string, withdraw: () => void): Release {
+    const waiting = this.waiting.get(key) ?? new Set()
+    this.waiting.set(key, waiting.add(withdraw))
+    return () => {
+      waiting.delete(withdraw)
+      if (waiting.size === 0 && this.waiting.get(key) === waiting) this.waiting.delete(key)
+    }
+  }
+
+  admitted(key: string): void {
+    for (const withdraw of this.waiting.get(key) ?? []) withdraw()
+    this.waiting.delete(key)
+  }
+
+  /** The turn a twin of `key` asks for now; with `turn`: this one's, until it is known. */
+  asked(key: string, turn?: Promise<unknown>): Promise<unknown> | undefined {
+    if (!turn) return this.asking.get(key)
+    this.asking.set(key, turn)
+    void turn.finally(() => this.asking.delete(key))
+  }
+}
+
+/** The connection's release once `read`'s request may be sent; undefined: a twin was admitted.
+ *  Rejects when the operation ends, at its deadline or the read's (UPSTREAM_TIMEOUT; RATE_LIMITED
+ *  when it waited for a turn). A turn is waited for UPSTREAM_TIMEOUT_MS at most. */
+export function admit(read: Read, admission: Admission, key?: string) {
+  const { share, limiter, timeoutMs } = admission
+  const twins = key === undefined ? undefined : admission.twins
   const { scope, readDeadline, endpoint, tokenKey } = read
   const lane = scope.fairnessKey
   const horizon = Math.min(scope.deadline, readDeadline, Date.now() + timeoutMs)
@@ -112,8 +140,10 @@ export function admit(read: Read, { share, limiter, timeoutMs }: Admission, watc
       clearTimeout(timer)
       unwatch?.()
       scope.signal.removeEventListener('abort', onAbort)
-      if (outcome instanceof UpstreamError) reject(outcome)
-      else resolve(outcome)
+      if (outcome instanceof UpstreamError) return reject(outcome)
+      resolve(outcome)
+      // After: admitted, it goes on first, to be sent; its twins join it then.
+      if (outcome && key) twins?.admitted(key)
     }
     const withdraw = () => !done && share.withdraw(ticket)
     const onAbort = () => withdraw() && finish(cancelled(endpoint))
@@ -127,23 +157,32 @@ export function admit(read: Read, { share, limiter, timeoutMs }: Admission, watc
       return new UpstreamError('RATE_LIMITED', endpoint, message, { retryAfterSeconds, callersOwn })
     }
     const turned = (waitMs: number, release: Release) => {
-      if (done || waitMs > 0) release()
-      if (!done && waitMs > 0 && Date.now() + waitMs <= horizon) {
+      if (waitMs > 0) release()
+      if (waitMs > 0 && Date.now() + waitMs <= horizon) {
         turnAt = Date.now() + waitMs
         return share.defer(ticket, turnAt)
       }
+      // Admitted (its twins withdrawn) before its lane is served again.
+      finish(waitMs <= 0 ? release : noTurn(waitMs))
       share.wait(lane, 0)
-      if (!done) finish(waitMs <= 0 ? release : noTurn(waitMs))
     }
     const ticket: Ticket = {
       lane,
       granted(release) {
         if (turnAt) return finish(release)
+        // A twin asks for its turn: back in the lane, which waits to see it (admitted: withdrawn).
+        const twin = key && twins?.asked(key)
+        if (twin) {
+          release()
+          share.defer(ticket, Infinity)
+          return void twin.then(() => share.wait(lane, 0))
+        }
         const turn = limiter.turn(tokenKey, lane, horizon - Date.now())
         if (typeof turn === 'number') return turned(turn, release)
         // Asked of Redis: the caller's next request waits for this one's turn to be known.
         share.wait(lane, Infinity)
         void turn.then((wait) => turned(wait, release))
+        if (key) twins?.asked(key, turn)
       },
     }
     if (scope.signal.aborted) return finish(cancelled(endpoint))
@@ -151,7 +190,7 @@ export function admit(read: Read, { share, limiter, timeoutMs }: Admission, watc
     if (done) return
     // It waits after all: bounded, and withdrawable.
     scope.signal.addEventListener('abort', onAbort, { once: true })
-    unwatch = watch?.(() => withdraw() && finish(undefined))
+    if (key) unwatch = twins?.watch(key, () => withdraw() && finish(undefined))
     const wait = Math.max(0, Math.min(scope.deadline, readDeadline) - Date.now())
     if (wait >= 2 ** 31 - 1) return // a farther deadline than setTimeout can wait is none
     const expire = () => {

@@ -1,10 +1,9 @@
 import { LRUCache } from 'lru-cache'
 import { type RedisLink, readKey } from './redis.js'
 
-/** Stage 1, the cache of reads. In process: an LRU bounded in bytes of parsed, frozen answers.
- *  With Redis behind it, shared by the replicas: each answer while fresh (`PX`, Redis's clock).
- *  An entry held here is checked against Redis once a second (a refresh elsewhere seen that soon);
- *  expired, it is kept CACHE_STALE_SECONDS and handed down for stale-if-error. */
+/** Stage 1, the cache of reads: an LRU of parsed, frozen answers bounded in bytes; with Redis
+ *  behind it, shared by the replicas while fresh (`PX`). An entry here is checked against Redis
+ *  after a second; expired, it is kept CACHE_STALE_SECONDS and handed down for stale-if-error. */
 
 const RECHECK_MS = 1000
 
@@ -61,9 +60,9 @@ export class ReadCache {
     if (ttlSeconds <= 0) return this.forget(key)
     const freshUntil = Date.now() + ttlSeconds * 1000
     this.keep(key, deepFreeze(value), freshUntil, size)
-    const stored = `${freshUntil} ${JSON.stringify(value)}`
-    const px = ttlSeconds * 1000
-    await this.options.redis?.run((c) => c.set(readKey(key), stored, 'PX', px)).catch(() => {})
+    if (!this.options.redis) return
+    const [stored, px] = [`${freshUntil} ${JSON.stringify(value)}`, ttlSeconds * 1000]
+    await this.options.redis.run((c) => c.set(readKey(key), stored, 'PX', px)).catch(() => {})
   }
 
   /** Removes `key` from both tiers: no replica answers it again once it looks at Redis. */
@@ -81,17 +80,14 @@ export class ReadCache {
 
 /** Seconds an answer may be reused by the upstream's `Cache-Control` (`s-maxage` before
  *  `max-age`): 0 for `no-store` or `no-cache`; undefined when it says nothing. */
-export function ttlOf(cacheControl: string | undefined): number | undefined {
-  let maxAge: number | undefined
-  for (const directive of cacheControl?.toLowerCase().split(',') ?? []) {
-    const [name, value] = directive.trim().split('=')
-    if (name === 'no-store' || name === 'no-cache') return 0
-    const seconds = Number(value?.replace(/"/g, ''))
-    if (!Number.isInteger(seconds) || seconds < 0) continue
-    if (name === 's-maxage' || (name === 'max-age' && maxAge === undefined)) maxAge = seconds
-  }
-  return maxAge
+export function ttlOf(cacheControl = ''): number | undefined {
+  const directives = cacheControl.toLowerCase()
+  if (/(^|,)\s*no-(store|cache)\b/.test(directives)) return 0
+  const found = S_MAXAGE.exec(directives) ?? MAX_AGE.exec(directives)
+  return found ? Number(found[1]) : undefined
 }
+const S_MAXAGE = /(?:^|,)\s*s-maxage\s*=\s*"?(\d+)"?\s*(?:,|$)/
+const MAX_AGE = /(?:^|,)\s*max-age\s*=\s*"?(\d+)"?\s*(?:,|$)/
 
 function deepFreeze<T>(value: T): T {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value

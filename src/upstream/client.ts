@@ -1,7 +1,7 @@
 import type { Logger } from 'pino'
 import type { UpstreamMetrics } from '../observability/metrics.js'
 import { observeUpstreamRequest, recordCacheRead } from '../observability/upstream-spans.js'
-import { type Admission, admit, FairShare } from './admission.js'
+import { type Admission, admit, FairShare, Twins } from './admission.js'
 import { type ReadCache, ttlOf } from './cache.js'
 import type { PreparedRequest } from './endpoint.js'
 import { isCallersOwn, staleMayAnswer, UpstreamError } from './errors.js'
@@ -34,7 +34,6 @@ export interface UpstreamClientOptions extends SendOptions {
 type Headers = Record<string, string>
 type Reading<T> = Read & { request: PreparedRequest<T>; key: string; headers: Headers }
 type Made<T> = { value: T; result: CacheResult }
-const NEVER = new AbortController().signal
 const READINESS = { endpoint: 'GET /v1/lists', template: '/v1/lists' }
 /** Another replica's read ended without an answer to take: this one is made here after all. */
 const LOOK_AGAIN = new UpstreamError('UPSTREAM_ERROR', '-', 'not answered', { callersOwn: true })
@@ -60,7 +59,8 @@ export class UpstreamClient {
     this.resilience = new Resilience(options.retry, options.circuit, !serviceToken, logger)
     const limiter = new RateLimiter(rate?.perToken, rate?.perCaller, redis)
     const share = new FairShare(options.maxConnections)
-    this.admission = { share, limiter, timeoutMs: options.timeoutMs }
+    const twins = options.cache ? new Twins() : undefined
+    this.admission = { share, limiter, timeoutMs: options.timeoutMs, twins }
     this.inFlight = options.cache ? new InFlight(redis) : undefined
   }
 
@@ -114,13 +114,9 @@ export class UpstreamClient {
       const joined = inFlight?.join<Made<T>>(key, since)
       const made = joined && (await joined.then(shared, joinedFailure))
       if (made) return made
-      // 4. Admission; withdrawn, or admitted as an attempt at it began here: that one is joined.
-      const watch = inFlight && ((withdraw: () => void) => inFlight.watch(key, withdraw))
-      const release = await admit(read, this.admission, watch)
-      if (!release || inFlight?.join(key, since)) {
-        release?.()
-        continue
-      }
+      // 4. Admission; withdrawn when a twin was admitted first: that one is joined.
+      const release = await admit(read, this.admission, inFlight && key)
+      if (!release) continue
       try {
         if (!inFlight) return await this.request(read, n, false)
         // Joined from now on here; across replicas once its lock is taken (another's waited for),
@@ -200,7 +196,7 @@ export class UpstreamClient {
     const readDeadline = Date.now() + timeoutMs
     const check = { ...READINESS, scope: {}, headers, readDeadline }
     const ready = observeUpstreamRequest(check, 1, 'off', this.options, () =>
-      this.http.get('/v1/lists?limit=1', check, NEVER),
+      this.http.get('/v1/lists?limit=1', check),
     ).then(
       () => true,
       ({ status = 500 }: UpstreamError) => status < 500 && !(token && [401, 403].includes(status)),

@@ -13,7 +13,7 @@ export interface UpstreamErrorDetails {
   retryAfterSeconds?: number | undefined
   /** The operation ended before the read could. */
   cancelled?: boolean
-  /** A reason of the operation that made the read (its deadline, its budget), not the upstream's. */
+  /** A reason of the operation that made the read (its deadline, budget), not the upstream's. */
   callersOwn?: boolean
   /** Another operation's request failed so: this read sent nothing itself. */
   joined?: boolean
@@ -26,7 +26,6 @@ export class UpstreamError extends Error {
   readonly retryAfterSeconds: number | undefined
   readonly cancelled: boolean
   readonly callersOwn: boolean
-  readonly joined: boolean
 
   constructor(
     readonly code: UpstreamErrorCode,
@@ -40,7 +39,6 @@ export class UpstreamError extends Error {
     this.retryAfterSeconds = details.retryAfterSeconds
     this.cancelled = details.cancelled ?? false
     this.callersOwn = details.callersOwn ?? false
-    this.joined = details.joined ?? false
   }
 
   /** Whether the same read may succeed later: a timeout, 429, 5xx or no answer at all. */

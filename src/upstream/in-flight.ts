@@ -3,11 +3,10 @@ import type { Redis } from 'ioredis'
 import type { ReadScope } from './read-scope.js'
 import { type RedisLink, readKey } from './redis.js'
 
-/** Stage 3, reads in flight, joined only once sent. In this process: the attempt at a read under
- *  way. Across replicas: a lock on the read's Redis key (`SET NX PX`, as long as the read may
- *  last), taken just before its request is sent and replaced by its answer. A replica that finds
- *  it looks at the key every POLL_MS (all its waits in one MGET) until the answer is there or the
- *  lock is gone. No answer crosses but in the key, no clock: Redis ends a dead holder's lock. */
+/** Stage 3, reads in flight, joined only once sent: here, the attempt under way; across replicas,
+ *  a lock on the read's Redis key (`SET NX PX`), taken just before it is sent, replaced by its
+ *  answer. A replica that finds it looks every POLL_MS (all its waits in one MGET) until the answer
+ *  is there or the lock gone. No clock: Redis ends a dead holder's lock. */
 
 const POLL_MS = 10
 /** What `lock` says while another replica holds the lock. */
@@ -17,7 +16,6 @@ const UNLOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call(
 
 export class InFlight {
   private readonly sending = new Map<string, { at: number; done: Promise<unknown> }>()
-  private readonly watchers = new Map<string, Set<() => void>>()
   private readonly waits = new Map<string, Set<Wait>>()
   private polling: NodeJS.Timeout | undefined
   private readonly lockValue = `\0${randomUUID()}`
@@ -35,23 +33,11 @@ export class InFlight {
     return sent && sent.at >= since ? (sent.done as Promise<T>) : undefined
   }
 
-  /** Calls `listener` when an attempt at `key` begins here; returns its undoing. */
-  watch(key: string, listener: () => void): () => void {
-    const listeners = this.watchers.get(key) ?? new Set()
-    this.watchers.set(key, listeners.add(listener))
-    return () => {
-      listeners.delete(listener)
-      if (listeners.size === 0 && this.watchers.get(key) === listeners) this.watchers.delete(key)
-    }
-  }
-
   /** Runs `attempt` as the one at `key` that others of this process join while it is under way. */
   async send<T>(key: string, attempt: () => Promise<T>): Promise<T> {
     const sent = { at: Date.now(), done: attempt() }
     sent.done.catch(() => {})
     this.sending.set(key, sent)
-    for (const listener of this.watchers.get(key) ?? []) listener()
-    this.watchers.delete(key)
     try {
       return await sent.done
     } finally {

@@ -1,10 +1,9 @@
 import { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 
-/** The one Redis connection of a process and its one health switch: while Redis is down every
- *  use of it is skipped at once. A command unanswered for TIMEOUT_MS, or the connection dropping,
- *  trips it and ends every wait, so a request pays one short timeout at most; a PING in the
- *  background, never a request, finds out when Redis is back. */
+/** A process's one Redis connection and one health switch: a command unanswered for TIMEOUT_MS,
+ *  or the connection dropping, trips it, ends every wait, and every use is skipped at once until
+ *  a PING in the background (never a request) finds Redis back: a request pays one timeout. */
 
 /** Keys of this version: old and new replicas never read each other's during a rolling deploy. */
 export const PREFIX = 'gw3:'

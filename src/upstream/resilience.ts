@@ -4,11 +4,10 @@ import type { Logger } from 'pino'
 import { cancelled, isCallersOwn, UpstreamError } from './errors.js'
 import type { Read } from './read-scope.js'
 
-/** Stage 2, what a read does when its requests fail. Retries: capped exponential backoff with
- *  jitter, or the upstream's longer Retry-After, within UPSTREAM_TIMEOUT_MS and the operation's
- *  deadline, from one budget per process. A circuit per endpoint and token (cockatiel), this
- *  replica's own: after UPSTREAM_CIRCUIT_FAILURES reads in a row fail for good (5xx, no
- *  connection, timeout), reads are refused for UPSTREAM_CIRCUIT_OPEN_SECONDS; then one probes. */
+/** Stage 2, when requests fail. Retries: capped exponential backoff with jitter (or a longer
+ *  Retry-After) within UPSTREAM_TIMEOUT_MS and the deadline, from one budget per process. A circuit
+ *  per endpoint and token (cockatiel), this replica's: UPSTREAM_CIRCUIT_FAILURES reads in a row
+ *  failed (5xx, no connection, timeout) refuse reads UPSTREAM_CIRCUIT_OPEN_SECONDS; one probes. */
 
 export type RetryPolicy = { maxRetries: number; baseDelayMs: number; maxDelayMs: number }
 export type CircuitOptions = { failures: number; openMs: number }
@@ -23,9 +22,9 @@ export function retryDelayMs(policy: RetryPolicy, n: number, retryAfter = 0, ran
   return Math.max(backoff / 2 + (random() * backoff) / 2, retryAfter * 1000)
 }
 
-/** Retries add at most 20 % to the reads, plus a reserve of 10 for quiet periods: each read
- *  deposits 0.2 of a token, each retry spends one. A read wanted only by a `@defer`red part retries
- *  only while 5 tokens are left after it: where retries run short, the first part's go first. */
+/** Retries add 20 % to the reads at most, plus 10 in reserve: each read deposits 0.2, a retry
+ *  spends 1. A read only a `@defer`red part wants retries while 5 are left after it: first parts
+ *  go first. */
 export class RetryBudget {
   private tokens = 10
 
@@ -42,7 +41,7 @@ export class RetryBudget {
  *  read's failure, nor the operation's own end or deadline. */
 const isOutage = (error: Error) =>
   error instanceof UpstreamError &&
-  !error.joined &&
+  !error.details.joined &&
   !isCallersOwn(error) &&
   (error.code === 'UPSTREAM_TIMEOUT' || (error.code === 'UPSTREAM_ERROR' && error.retryable))
 
@@ -91,7 +90,7 @@ export class Resilience {
         failure = last
       }
       if (isCallersOwn(failure)) throw failure
-      const { code, status, joined } = failure
+      const { code, status, details } = failure
       const delay = this.delayAfter(failure, n, read, circuit)
       if (delay === undefined) {
         // Failed for good, logged once: info for what the caller asked for (a 404; a 401/403 to
@@ -99,7 +98,7 @@ export class Resilience {
         const info =
           code === 'NOT_FOUND' || (this.callersTokens && [401, 403].includes(status ?? 0))
         const line = { endpoint, code, status, attempts: n, requestId: scope.requestId }
-        if (!joined) this.logger?.[info ? 'info' : 'warn'](line, 'upstream read failed')
+        if (!details.joined) this.logger?.[info ? 'info' : 'warn'](line, 'upstream read failed')
         throw failure
       }
       // Past the operation's deadline: what happened, as the operation's own.
@@ -122,7 +121,9 @@ export class Resilience {
   private delayAfter(failure: UpstreamError, n: number, read: Read, circuit?: Circuit) {
     if (n > this.policy.maxRetries || !isRetried(failure)) return undefined
     if (circuit && circuit.state !== CircuitState.Closed) return undefined
-    const delay = failure.joined ? 0 : retryDelayMs(this.policy, n - 1, failure.retryAfterSeconds)
+    const delay = failure.details.joined
+      ? 0
+      : retryDelayMs(this.policy, n - 1, failure.retryAfterSeconds)
     if (Date.now() + delay >= read.readDeadline) return undefined
     return this.budget.withdraw(read.scope.deferred) ? delay : undefined
   }

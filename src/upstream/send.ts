@@ -41,7 +41,7 @@ export class UpstreamHttp {
 
   /** One GET of `path`, ended when `signal` aborts (cancelled) or at `readDeadline` (epoch ms:
    *  timeout). A 2xx answer's status, body text and `Cache-Control`; else its status's error. */
-  async get(path: string, { headers, endpoint, readDeadline }: Sending, signal: AbortSignal) {
+  async get(path: string, { headers, endpoint, readDeadline }: Sending, signal?: AbortSignal) {
     // undici's own timers and the operation's own signal: nothing more made per request.
     const left = Math.max(1, readDeadline - Date.now())
     try {
@@ -61,24 +61,20 @@ export class UpstreamHttp {
       const retryAfterSeconds = seconds([answered['retry-after']].flat()[0])
       throw new UpstreamError(code, endpoint, message, { status, retryAfterSeconds })
     } catch (error) {
-      if (signal.aborted) throw cancelled(endpoint)
-      throw this.failure(error, endpoint)
+      if (signal?.aborted) throw cancelled(endpoint)
+      if (error instanceof UpstreamError) throw error
+      const code = (error as { code?: string }).code
+      const [kind, message]: [UpstreamError['code'], string] = TIMEOUTS.includes(code ?? '')
+        ? ['UPSTREAM_TIMEOUT', `no complete answer within ${this.options.timeoutMs} ms`]
+        : error instanceof undiciErrors.ResponseExceededMaxSizeError
+          ? ['UPSTREAM_BAD_RESPONSE', 'response body is too large']
+          : ['UPSTREAM_ERROR', `request failed (${code ?? (error as Error)?.message})`]
+      throw new UpstreamError(kind, endpoint, message, { cause: error })
     }
   }
 
   close(): Promise<void> {
     return this.dispatcher.destroy()
-  }
-
-  private failure(error: unknown, endpoint: string): UpstreamError {
-    if (error instanceof UpstreamError) return error
-    const code = (error as { code?: string }).code
-    const [kind, message]: [UpstreamError['code'], string] = TIMEOUTS.includes(code ?? '')
-      ? ['UPSTREAM_TIMEOUT', `no complete answer within ${this.options.timeoutMs} ms`]
-      : error instanceof undiciErrors.ResponseExceededMaxSizeError
-        ? ['UPSTREAM_BAD_RESPONSE', 'response body is too large']
-        : ['UPSTREAM_ERROR', `request failed (${code ?? (error as Error)?.message})`]
-    return new UpstreamError(kind, endpoint, message, { cause: error })
   }
 }
 

@@ -182,9 +182,9 @@ describe.skipIf(!redisAvailable)(
 
     // With a rate limit each request also takes its turn: one script (EVALSHA, TIME, MGET, SET).
     it.each([
-      ['no rate limit', {}, 5],
-      ['UPSTREAM_RATE_LIMIT', { upstreamRateLimit: 5000 }, 7],
-    ])('one replica (%s): at most %i Redis commands per call', async (_what, settings, most) => {
+      ['no rate limit', 5, {}],
+      ['UPSTREAM_RATE_LIMIT', 7, { upstreamRateLimit: 5000 }],
+    ])('one replica (%s): at most %i Redis commands per call', async (_what, most, settings) => {
       const own = await startRedis()
       onTestFinished(() => own.stop())
       const [replica] = await connectedWith(own.url, 1, () => [

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { admit, FairShare, type Ticket } from '../../../src/upstream/admission.js'
+import { admit, FairShare, type Ticket, Twins } from '../../../src/upstream/admission.js'
 import { UpstreamError } from '../../../src/upstream/errors.js'
 import { RateLimiter } from '../../../src/upstream/rate-limit.js'
 import { readOf } from './scope.js'
@@ -133,24 +133,52 @@ describe('admit', () => {
     expect(await late).toMatchObject({ code: 'UPSTREAM_TIMEOUT', callersOwn: true })
   })
 
-  it('is withdrawn by whoever queued it: it takes no connection then', async () => {
+  it('withdraws a read waiting in any lane once its twin is admitted: it takes no connection', async () => {
     const share = new FairShare(1)
-    const limiter = new RateLimiter()
-    const first = await admit(readOf(), { share, limiter, timeoutMs: 1000 })
-    let withdraw = () => {}
-    const unwatched = vi.fn()
-    const watched = outcome(
-      admit(readOf(), { share, limiter, timeoutMs: 1000 }, (w) => {
-        withdraw = w
-        return unwatched
-      }),
+    const admission = { share, limiter: new RateLimiter(), timeoutMs: 1000, twins: new Twins() }
+    const first = await admit(readOf({ fairnessKey: 'a' }), admission, 'other')
+    const twins = ['a', 'b'].map((lane) =>
+      outcome(admit(readOf({ fairnessKey: lane }), admission, 'k')),
     )
-    withdraw()
-    expect(await watched).toBe('withdrawn')
-    expect(unwatched).toHaveBeenCalledOnce()
-    // The connection is still the first's, then free for the next.
+    const made = outcome(admit(readOf({ fairnessKey: 'c' }), admission, 'k'))
     first?.()
-    expect(await outcome(admit(readOf(), { share, limiter, timeoutMs: 1000 }))).toBe('admitted')
+    // The first of the three admitted, its twins withdrawn (they join it once sent).
+    expect(await Promise.all([...twins, made])).toEqual(['admitted', 'withdrawn', 'withdrawn'])
+  })
+
+  it('has a read whose twin asks Redis for its turn wait to see it: twins take no turn of their own', async () => {
+    const share = new FairShare(4)
+    const limiter = new RateLimiter(10)
+    const turn = vi
+      .spyOn(limiter, 'turn')
+      .mockImplementation(() => new Promise((resolve) => setTimeout(() => resolve(0), 5)))
+    const admission = { share, limiter, timeoutMs: 1000, twins: new Twins() }
+    const reads = ['a', 'b', 'c'].map((lane) =>
+      outcome(admit(readOf({ fairnessKey: lane }), admission, 'k')),
+    )
+    await vi.advanceTimersByTimeAsync(10)
+    expect(await Promise.all(reads)).toEqual(['admitted', 'withdrawn', 'withdrawn'])
+    expect(turn).toHaveBeenCalledOnce()
+    // A twin whose turn comes later is not admitted: the others ask their own turns then.
+    turn.mockImplementationOnce(() => new Promise((resolve) => setTimeout(() => resolve(5000), 5)))
+    const late = ['a', 'b'].map((lane) =>
+      outcome(admit(readOf({ fairnessKey: lane }), admission, 'j')),
+    )
+    await vi.advanceTimersByTimeAsync(20)
+    expect(turn).toHaveBeenCalledTimes(3)
+    expect(await late[1]).toBe('admitted')
+  })
+
+  it('tells the twins of a read that it was admitted, once, and not after a watch ends', () => {
+    const twins = new Twins()
+    const told = vi.fn()
+    const ignored = vi.fn()
+    twins.watch('k', told)
+    twins.watch('k', ignored)()
+    twins.admitted('k')
+    twins.admitted('k')
+    expect(told).toHaveBeenCalledOnce()
+    expect(ignored).not.toHaveBeenCalled()
   })
 
   it('waits for a rate turn without holding a connection, one reserved turn per caller', async () => {

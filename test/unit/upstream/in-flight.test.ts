@@ -40,18 +40,6 @@ describe('in process', () => {
     expect(inFlight.join('k')).toBeUndefined()
   })
 
-  it('tells who waits in a queue that an attempt began, once, and not after the watch ends', async () => {
-    const inFlight = new InFlight()
-    const told = vi.fn()
-    const ignored = vi.fn()
-    inFlight.watch('k', told)
-    inFlight.watch('k', ignored)()
-    await inFlight.send('k', async () => 'value')
-    await inFlight.send('k', async () => 'again')
-    expect(told).toHaveBeenCalledOnce()
-    expect(ignored).not.toHaveBeenCalled()
-  })
-
   it('hands its failure to those who joined it, and reports none of its own when nobody did', async () => {
     const inFlight = new InFlight()
     const failing = inFlight.send('k', async () => {
