@@ -42,13 +42,15 @@ export class UpstreamHttp {
   /** One GET of `path`, ended when `signal` aborts (cancelled) or at `readDeadline` (epoch ms:
    *  timeout). A 2xx answer's status, body text and `Cache-Control`; else its status's error. */
   async get(path: string, { headers, endpoint, readDeadline }: Sending, signal?: AbortSignal) {
-    // undici's own timers and the operation's own signal: nothing more made per request.
-    const left = Math.max(1, readDeadline - Date.now())
+    // A timer of our own: undici's headers and body timeouts are coarse (they fire up to 1 s late).
+    const timeout = new AbortController()
+    const abort = () => timeout.abort()
+    const timer = setTimeout(abort, Math.max(1, readDeadline - Date.now()))
+    signal?.addEventListener('abort', abort)
     try {
       const { origin, basePath } = this
-      const timeouts = { headersTimeout: left, bodyTimeout: left }
-      const request = { origin, path: basePath + path, method: 'GET', headers, signal } as const
-      const response = await this.dispatcher.request({ ...request, ...timeouts })
+      const request = { origin, path: basePath + path, method: 'GET', headers } as const
+      const response = await this.dispatcher.request({ ...request, signal: timeout.signal })
       const { statusCode: status, headers: answered } = response
       if (status >= 200 && status < 300) {
         const cacheControl = [answered['cache-control'] ?? []].flat().join(',') || undefined
@@ -64,12 +66,16 @@ export class UpstreamHttp {
       if (signal?.aborted) throw cancelled(endpoint)
       if (error instanceof UpstreamError) throw error
       const code = (error as { code?: string }).code
-      const [kind, message]: [UpstreamError['code'], string] = TIMEOUTS.includes(code ?? '')
+      const timedOut = timeout.signal.aborted || TIMEOUTS.includes(code ?? '')
+      const [kind, message]: [UpstreamError['code'], string] = timedOut
         ? ['UPSTREAM_TIMEOUT', `no complete answer within ${this.options.timeoutMs} ms`]
         : error instanceof undiciErrors.ResponseExceededMaxSizeError
           ? ['UPSTREAM_BAD_RESPONSE', 'response body is too large']
           : ['UPSTREAM_ERROR', `request failed (${code ?? (error as Error)?.message})`]
       throw new UpstreamError(kind, endpoint, message, { cause: error })
+    } finally {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', abort)
     }
   }
 
