@@ -100,6 +100,8 @@ export class FairShare {
 export class Twins {
   private readonly waiting = new Map<string, Set<() => void>>()
   private readonly asking = new Map<string, Promise<unknown>>()
+  /** Keys just admitted, until that read goes on to be sent (a microtask) and can be joined. */
+  readonly underWay = new Set<string>()
 
   /** `withdraw` is called when a twin of `key` is admitted; returns its undoing. */
   watch(key: string, withdraw: () => void): Release {
@@ -111,9 +113,12 @@ export class Twins {
     }
   }
 
+  /** Withdraws `key`'s twins waiting here, and those asking until the admitted one goes on. */
   admitted(key: string): void {
     for (const withdraw of this.waiting.get(key) ?? []) withdraw()
     this.waiting.delete(key)
+    this.underWay.add(key)
+    queueMicrotask(() => this.underWay.delete(key))
   }
 
   /** The turn a twin of `key` asks for now; with `turn`: this one's, until it is known. */
@@ -186,6 +191,7 @@ export function admit(read: Read, admission: Admission, key?: string) {
       },
     }
     if (scope.signal.aborted) return finish(cancelled(endpoint))
+    if (key && twins?.underWay.has(key)) return finish(undefined)
     share.enqueue(ticket)
     if (done) return
     // It waits after all: bounded, and withdrawable.

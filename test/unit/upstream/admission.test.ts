@@ -169,6 +169,26 @@ describe('admit', () => {
     expect(await late[1]).toBe('admitted')
   })
 
+  it('withdraws a twin that asks as another is admitted, before that one is under way to be joined', async () => {
+    const admission = { share: new FairShare(4), limiter: new RateLimiter(), timeoutMs: 1000 }
+    const twins = { ...admission, twins: new Twins() }
+    const first = admit(readOf({ fairnessKey: 'a' }), twins, 'k')
+    // Asked in the same turn of the event loop: the first has not gone on to be sent yet.
+    const [twin, other] = [
+      admit(readOf({ fairnessKey: 'b' }), twins, 'k'),
+      admit(readOf(), twins, 'j'),
+    ]
+    expect(await Promise.all([first, twin, other].map(outcome))).toEqual([
+      'admitted',
+      'withdrawn',
+      'admitted',
+    ])
+    // Once it has gone on (the next microtask), a read of the same key that found nothing to
+    // join (the first is done) is admitted.
+    expect(await outcome(admit(readOf({ fairnessKey: 'b' }), twins, 'k'))).toBe('admitted')
+    expect(await outcome(admit(readOf(), admission, 'k'))).toBe('admitted')
+  })
+
   it('tells the twins of a read that it was admitted, once, and not after a watch ends', () => {
     const twins = new Twins()
     const told = vi.fn()
