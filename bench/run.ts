@@ -1,14 +1,16 @@
 import { cpus, loadavg } from 'node:os'
+import { startDemoThread } from './demo-thread.js'
 import { runFailurePaths } from './failure-paths.js'
 import { printSummary } from './headline/report.js'
 import { runHeadline } from './headline.js'
 import { runInProcess } from './in-process.js'
 import { runReadPath } from './read-path.js'
+import { replicas } from './replicas.js'
 
 /**
  * `npm run bench`: measured figures, never asserted (about 3 minutes on a 2-core machine).
  * `npm run bench -- --only=headline` runs scenarios 1–3 only, `--only=in-process` 4–10 only,
- * `--only=failure-paths` 9–10 only.
+ * `--only=failure-paths` 9–10 only, `--only=replicas` 8 only.
  *
  * Headline (bench/headline.ts), the gateway the way users feel it: demo upstream, gateway and a
  * bare graphql-yoga baseline each in a process of their own over loopback HTTP, the load from
@@ -53,7 +55,7 @@ import { runReadPath } from './read-path.js'
  */
 
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length)
-const parts = ['headline', 'in-process', 'failure-paths', 'read-path']
+const parts = ['headline', 'in-process', 'failure-paths', 'read-path', 'replicas']
 if (only !== undefined && !parts.includes(only)) {
   console.error(`unknown --only=${only}: use --only=${parts.join(', --only=')}`)
   process.exit(2)
@@ -70,6 +72,12 @@ if (only === 'failure-paths') {
 }
 if (only === 'read-path') {
   await runReadPath()
+  process.exit(0)
+}
+if (only === 'replicas') {
+  const demo = await startDemoThread()
+  await replicas(demo)
+  await demo.stop()
   process.exit(0)
 }
 const summary = only === 'in-process' ? [] : await runHeadline()
