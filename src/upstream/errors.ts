@@ -48,10 +48,8 @@ export class UpstreamError extends Error {
   }
 
   get extensions() {
-    const { code, retryable, retryAfterSeconds } = this
-    return retryAfterSeconds === undefined
-      ? { code, retryable }
-      : { code, retryable, retryAfterSeconds }
+    const { code, retryable, retryAfterSeconds: after } = this
+    return after === undefined ? { code, retryable } : { code, retryable, retryAfterSeconds: after }
   }
 
   /** The same failure with `details` changed. */

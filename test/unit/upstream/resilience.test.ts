@@ -142,13 +142,13 @@ describe('the retry budget', () => {
     const resilience = new Resilience(policy)
     // Spend the budget down to its reserve (10 tokens, each read deposits 0.2).
     for (let i = 0; i < 5; i++) resilience.budget.withdraw()
-    let deferred = true
+    // One scope per read made as the loaders make it: over the operation's, `deferred` its own.
     const later = readOf()
-    Object.defineProperty(later.scope, 'deferred', { get: () => deferred })
+    later.scope = Object.assign(Object.create(later.scope), { deferred: true })
     const failed = await run(resilience, [failure(503), 'ok'], later)
     expect(failed.attempts).toHaveLength(1)
-    // The same read, now wanted by the first part (the getter turned false): it is retried.
-    deferred = false
+    // The same read, now wanted by the first part too (its flag turned false): it is retried.
+    Object.assign(later.scope, { deferred: false })
     const first = await run(resilience, [failure(503), 'ok'], later)
     expect(first).toMatchObject({ value: 'ok' })
     expect(first.attempts).toHaveLength(2)
