@@ -36,6 +36,12 @@ module.exports = {
       },
     ),
     forbid(
+      'upstream-stages-stand-alone',
+      'Each stage of the read path stands alone and only src/upstream/client.ts composes them, so no stage calls back into an earlier one.',
+      { path: '^src/upstream/(?!client\\.ts$)[^/]+\\.ts$' },
+      { path: '^src/upstream/(client|cache|resilience|in-flight|admission|send|validate)\\.ts$' },
+    ),
+    forbid(
       'upstream-never-reaches-graphql',
       'Not through another module either: what the upstream layer imports knows no GraphQL.',
       {

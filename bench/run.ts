@@ -1,13 +1,16 @@
 import { cpus, loadavg } from 'node:os'
+import { startDemoThread } from './demo-thread.js'
 import { runFailurePaths } from './failure-paths.js'
 import { printSummary } from './headline/report.js'
 import { runHeadline } from './headline.js'
 import { runInProcess } from './in-process.js'
+import { runReadPath } from './read-path.js'
+import { replicas } from './replicas.js'
 
 /**
  * `npm run bench`: measured figures, never asserted (about 3 minutes on a 2-core machine).
  * `npm run bench -- --only=headline` runs scenarios 1–3 only, `--only=in-process` 4–10 only,
- * `--only=failure-paths` 9–10 only.
+ * `--only=failure-paths` 9–10 only, `--only=replicas` 8 only.
  *
  * Headline (bench/headline.ts), the gateway the way users feel it: demo upstream, gateway and a
  * bare graphql-yoga baseline each in a process of their own over loopback HTTP, the load from
@@ -44,10 +47,15 @@ import { runInProcess } from './in-process.js'
  *    while its deferred read takes 2.5 s.
  * 10. An upstream that answers only 503: upstream requests for 25 reads, with stale entries,
  *    nothing cached, and circuits off.
+ *
+ * Read path (bench/read-path.ts, `--only=read-path`, also run after the headline): CPU per
+ * upstream read in the traversal against a bare undici + JSON.parse floor (bench/floor.ts) in the
+ * same run, and CPU per one-company operation and resident memory after that load against bare
+ * graphql-yoga.
  */
 
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length)
-const parts = ['headline', 'in-process', 'failure-paths']
+const parts = ['headline', 'in-process', 'failure-paths', 'read-path', 'replicas']
 if (only !== undefined && !parts.includes(only)) {
   console.error(`unknown --only=${only}: use --only=${parts.join(', --only=')}`)
   process.exit(2)
@@ -62,6 +70,17 @@ if (only === 'failure-paths') {
   await runFailurePaths()
   process.exit(0)
 }
+if (only === 'read-path') {
+  await runReadPath()
+  process.exit(0)
+}
+if (only === 'replicas') {
+  const demo = await startDemoThread()
+  await replicas(demo)
+  await demo.stop()
+  process.exit(0)
+}
 const summary = only === 'in-process' ? [] : await runHeadline()
+if (only === undefined) await runReadPath()
 if (only !== 'headline') await runInProcess()
 if (summary.length > 0) printSummary(summary)

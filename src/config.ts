@@ -99,10 +99,10 @@ export const environment = z.object({
   REDIS_URL: optional(
     z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }),
   ).describe(
-    "`redis://host:6379/0`: replicas share one cache, see each other's reads in flight and share one `UPSTREAM_RATE_LIMIT` budget. Redis down or slow: served straight from the upstream (a request waits at most one 200 ms Redis timeout, then Redis is left alone for 5 s), logged once per outage",
+    "`redis://host:6379/0`: replicas share one cache, join each other's reads in flight and share one `UPSTREAM_RATE_LIMIT` and `CALLER_RATE_LIMIT` budget, over one connection each. Redis down, slow or frozen: served without it (a request waits at most one 200 ms Redis timeout, then Redis is left alone until a background PING is answered), logged once per outage",
   ),
   UPSTREAM_RATE_LIMIT: optional(positive).describe(
-    "most upstream requests per second per upstream token, over every replica on the same Redis (a token bucket holding one second's worth); requests above it wait their turn within their `UPSTREAM_TIMEOUT_MS`, or fail `RATE_LIMITED`. Turns go round robin between callers: a caller holds at most one reserved turn, whatever its backlog. Without Redis the budget is per process. Unset: no limit",
+    "most upstream requests per second per upstream token, over every replica on the same Redis (a token bucket holding one second's worth); requests above it wait their turn within their `UPSTREAM_TIMEOUT_MS`, or fail `RATE_LIMITED`. Turns go round robin between callers: a caller holds at most one reserved turn per replica, whatever its backlog. Without Redis the budget is per process. Unset: no limit",
   ),
   CALLER_RATE_LIMIT: optional(positive).describe(
     "most upstream requests per second one caller may cause (whatever the token), over every replica on the same Redis (a bucket holding one second's worth); requests above it wait their turn like `UPSTREAM_RATE_LIMIT`'s. The caller is the one the fair share counts (`Authorization` token, else address). Without Redis the budget is per process. Unset: no limit",
@@ -113,7 +113,7 @@ export const environment = z.object({
     .min(0)
     .default(5)
     .describe(
-      "reads of one endpoint with one upstream token that fail in a row for good (5xx, no connection or a timeout, after their retries), counted over every replica on the same Redis, before the endpoint's circuit opens for that token: for `UPSTREAM_CIRCUIT_OPEN_SECONDS` its reads are answered from stale cache entries or refused at once with a retryable `UPSTREAM_ERROR` (`retryAfterSeconds`: until it is tried again), on every replica on the same Redis; then one request goes through, and its answer closes the circuit. `0`: no circuits",
+      "reads of one endpoint with one upstream token that fail in a row for good (5xx, no connection or a timeout, after their retries) on one replica before that replica's circuit of the endpoint opens for that token: for `UPSTREAM_CIRCUIT_OPEN_SECONDS` its reads are answered from stale cache entries or refused at once with a retryable `UPSTREAM_ERROR` (`retryAfterSeconds`: until it is tried again); then one read goes through, and its answer closes the circuit. Each replica keeps its own circuits. `0`: no circuits",
     ),
   UPSTREAM_CIRCUIT_OPEN_SECONDS: positive
     .default(10)

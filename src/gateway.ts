@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream'
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql'
 import { getIntrospectionQuery } from 'graphql'
@@ -34,13 +33,9 @@ import { useOperationLog } from './operation/use-operation-log.js'
 import { useOperationTracing } from './operation/use-operation-tracing.js'
 import { WARM_UP } from './operation/warm-up.js'
 import { schema } from './schema/index.js'
-import { Begins } from './upstream/begin.js'
-import { ReadCache } from './upstream/cache/read-cache.js'
-import { RedisLink } from './upstream/cache/redis.js'
-import { Circuits } from './upstream/circuit.js'
+import { ReadCache } from './upstream/cache.js'
 import { UpstreamClient, type UpstreamClientOptions } from './upstream/client.js'
-import { isCallersOwn, staleMayAnswer } from './upstream/errors.js'
-import { UpstreamRateLimiter } from './upstream/rate-limit.js'
+import { RedisLink } from './upstream/redis.js'
 
 export type GatewayConfig = Omit<Config, 'port' | 'host' | 'logLevel' | 'upstreamUrl'> & {
   upstreamUrl: string
@@ -144,7 +139,7 @@ export function createGateway(
   }
 }
 
-/** The one upstream client, with the cache of reads, the rate limiter and Redis it uses. */
+/** The one upstream client, with the cache of reads and the one Redis connection it uses. */
 function createUpstream(
   config: GatewayConfig,
   logger: Logger | undefined,
@@ -154,38 +149,15 @@ function createUpstream(
   const redis = config.redisUrl
     ? new RedisLink(config.redisUrl, logger, () => metrics.redisFailures.inc())
     : undefined
-  /** Names this process in its locks and announcements on Redis. */
-  const instance = randomUUID()
   const cache =
     config.cacheTtlSeconds > 0
-      ? new ReadCache(
-          {
-            ttlSeconds: config.cacheTtlSeconds,
-            staleSeconds: config.cacheStaleSeconds,
-            maxBytes: config.cacheMaxBytes,
-            redis,
-            staleAllowed: staleMayAnswer,
-            callersOwn: isCallersOwn,
-          },
-          instance,
-        )
-      : undefined
-  const rateLimiter = new UpstreamRateLimiter({
-    ratePerSecond: config.upstreamRateLimit,
-    callerRatePerSecond: config.callerRateLimit,
-    redis,
-  })
-  const circuits =
-    config.upstreamCircuitFailures > 0
-      ? new Circuits({
-          failures: config.upstreamCircuitFailures,
-          openMs: config.upstreamCircuitOpenSeconds * 1000,
-          probeMs: config.upstreamTimeoutMs,
+      ? new ReadCache({
+          ttlSeconds: config.cacheTtlSeconds,
+          staleSeconds: config.cacheStaleSeconds,
+          maxBytes: config.cacheMaxBytes,
           redis,
-          logger,
         })
       : undefined
-  if (circuits) metrics.watchCircuits(() => circuits.openByEndpoint())
   const client = new UpstreamClient({
     baseUrl: config.upstreamUrl,
     serviceToken: config.upstreamToken,
@@ -196,17 +168,25 @@ function createUpstream(
     logger,
     ...tokens,
     cache,
-    rateLimiter,
-    begins: redis
-      ? new Begins(redis, rateLimiter, instance, () => cache?.othersListen() ?? false)
-      : undefined,
-    circuits,
+    redis,
+    rate: { perToken: config.upstreamRateLimit, perCaller: config.callerRateLimit },
+    circuit:
+      config.upstreamCircuitFailures > 0
+        ? {
+            failures: config.upstreamCircuitFailures,
+            openMs: config.upstreamCircuitOpenSeconds * 1000,
+          }
+        : undefined,
     metrics,
   })
+  if (config.upstreamCircuitFailures > 0)
+    metrics.watchCircuits(() => client.resilience.openByEndpoint())
   let closing: Promise<void> | undefined
   const close = () => {
     closing ??= (async () => {
       await client.close()
+      // The reads it ended give their locks back first.
+      await new Promise((resolve) => setImmediate(resolve))
       await redis?.close()
     })()
     return closing

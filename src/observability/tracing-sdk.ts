@@ -26,7 +26,7 @@ import { errorMessage } from './operation-trace.js'
  *   SERVER span per GraphQL operation, continuing the caller's `traceparent` (or starting a new
  *   trace); its state is the OperationTrace of ./operation-trace.ts, which the context factory
  *   hands to the upstream client with the rest of the read's scope.
- * - `traceUpstreamCall(trace, ...)` (./upstream-spans.ts): one CLIENT span `GET <path template>`
+ * - `observeUpstreamRequest(...)` (./upstream-spans.ts): one CLIENT span `GET <path template>`
  *   around each HTTP request sent upstream, written into its headers as `traceparent`;
  *   `recordCacheRead(trace, result)` counts on the operation's span the reads served without an
  *   HTTP request of their own.

@@ -1,8 +1,6 @@
 import {
   defaultTextMapSetter,
-  INVALID_SPAN_CONTEXT,
   ROOT_CONTEXT,
-  type Span,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -13,73 +11,91 @@ import {
   ATTR_HTTP_REQUEST_RESEND_COUNT,
   ATTR_HTTP_RESPONSE_STATUS_CODE,
 } from '@opentelemetry/semantic-conventions'
-import { errorMessage, type OperationTrace, propagator } from './operation-trace.js'
+import type { Logger } from './logger.js'
+import type { UpstreamMetrics, UpstreamStatus } from './metrics.js'
+import {
+  ATTR_GATEWAY_CACHE,
+  errorMessage,
+  type OperationTrace,
+  propagator,
+} from './operation-trace.js'
 
 /** An attribute name of the semantic conventions still "incubating" (copied, as their docs ask). */
 const ATTR_URL_TEMPLATE = 'url.template'
 /** The gateway's own: which request of a read this is (1 for the first). */
 const ATTR_GATEWAY_ATTEMPT = 'gateway.upstream.attempt'
 
-/** The span a request outside any traced operation runs with: records nothing, sends nothing. */
-const UNTRACED = trace.wrapSpanContext(INVALID_SPAN_CONTEXT)
+/** What operators see of one HTTP request sent upstream. */
+export interface UpstreamRequest {
+  scope: { trace?: OperationTrace | undefined; requestId?: string | undefined }
+  /** The REST path template, e.g. `/v1/lists/{id}`. */
+  template: string
+  /** Its headers: the span's context is written into them (`traceparent`, `tracestate`). */
+  headers: Record<string, string>
+}
 
 /**
- * Wraps one HTTP request sent upstream in a CLIENT span `GET <endpointTemplate>`, child of the
- * operation's span, and writes its context into `headers` (`traceparent`, and `tracestate` when
- * the caller sent one) before `call` runs: the upstream sees the gateway's span as parent.
- * Attributes set here: url.template, http.request.method, gateway.upstream.attempt (1 for the
- * first request of a read), http.request.resend_count. `call` sets what only it knows, on the
- * span it is given: `span.setAttribute('http.response.status_code', status)` and
- * `span.setAttribute(ATTR_GATEWAY_CACHE, 'miss' | 'bypass' | 'off')`. When `call` throws, the span
- * gets status ERROR, `error.type` (the error's `code`, e.g. UPSTREAM_TIMEOUT, or its class name)
- * and, when the error carries a numeric `status`, http.response.status_code. The span ends when
- * `call` settles. No operation trace: `call` runs with a span that records nothing, and the
- * headers are left alone.
+ * One HTTP request sent upstream, as operators see it: a CLIENT span `GET <template>`, child of
+ * the operation's span, written into its headers before `send` runs (url.template,
+ * http.request.method, gateway.upstream.attempt, http.request.resend_count, gateway.cache,
+ * http.response.status_code; on failure status ERROR and `error.type`, the error's `code`); one
+ * count and duration in the metrics, by status (`error`/`timeout` without one); at debug level
+ * one log line. `attempt`: which request of its read it is (1 for the first); `cache`: `miss`,
+ * `bypass` (a no-cache read) or `off`. No operation trace: no span, the headers left alone.
  */
-export function traceUpstreamCall<T>(
-  operation: OperationTrace | undefined,
-  endpointTemplate: string,
+export async function observeUpstreamRequest<T extends { status: number }>(
+  request: UpstreamRequest,
   attempt: number,
-  headers: Record<string, string>,
-  call: (span: Span) => Promise<T>,
+  cache: string,
+  sink: { metrics?: UpstreamMetrics | undefined; logger?: Logger | undefined },
+  send: () => Promise<T>,
 ): Promise<T> {
-  if (!operation) return call(UNTRACED)
-  const span = operation.tracer.startSpan(
-    `GET ${endpointTemplate}`,
+  const { template, scope } = request
+  const { trace: operation, requestId } = scope
+  const { metrics, logger } = sink
+  const started = performance.now()
+  const span = operation?.tracer.startSpan(
+    `GET ${template}`,
     {
       kind: SpanKind.CLIENT,
       attributes: {
         [ATTR_HTTP_REQUEST_METHOD]: 'GET',
-        [ATTR_URL_TEMPLATE]: endpointTemplate,
+        [ATTR_URL_TEMPLATE]: template,
         [ATTR_GATEWAY_ATTEMPT]: attempt,
+        [ATTR_GATEWAY_CACHE]: cache,
         ...(attempt > 1 ? { [ATTR_HTTP_REQUEST_RESEND_COUNT]: attempt - 1 } : {}),
       },
     },
-    operation.context,
+    operation?.context,
   )
-  operation.upstreamCalls++
-  propagator.inject(trace.setSpan(ROOT_CONTEXT, span), headers, defaultTextMapSetter)
-  const failed = (error: unknown): never => {
-    const { code, status } = (error ?? {}) as { code?: unknown; status?: unknown }
-    if (typeof status === 'number') span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status)
-    span.setAttribute(
-      ATTR_ERROR_TYPE,
-      typeof code === 'string' ? code : error instanceof Error ? error.constructor.name : 'error',
-    )
-    span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) })
-    span.end()
-    throw error
+  if (operation && span) {
+    operation.upstreamCalls++
+    propagator.inject(trace.setSpan(ROOT_CONTEXT, span), request.headers, defaultTextMapSetter)
   }
-  let pending: Promise<T>
+  let status: UpstreamStatus = 'error'
   try {
-    pending = call(span)
+    const answer = await send()
+    status = answer.status
+    return answer
   } catch (error) {
-    return Promise.reject(error).catch(failed)
+    const { code, status: answered } = (error ?? {}) as { code?: unknown; status?: unknown }
+    status =
+      typeof answered === 'number' ? answered : code === 'UPSTREAM_TIMEOUT' ? 'timeout' : 'error'
+    const type =
+      typeof code === 'string' ? code : error instanceof Error ? error.constructor.name : 'error'
+    span?.setAttribute(ATTR_ERROR_TYPE, type)
+    span?.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) })
+    throw error
+  } finally {
+    if (typeof status === 'number') span?.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status)
+    span?.end()
+    const ms = performance.now() - started
+    metrics?.upstreamRequest(template, status, ms / 1000)
+    if (logger?.isLevelEnabled('debug')) {
+      const line = { endpoint: template, status, ms: Math.round(ms), attempt, cache, requestId }
+      logger.debug(line, 'upstream call')
+    }
   }
-  return pending.then((value) => {
-    span.end()
-    return value
-  }, failed)
 }
 
 /**

@@ -1,301 +1,219 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from 'pino'
 import type { UpstreamMetrics } from '../observability/metrics.js'
-import { recordCacheRead } from '../observability/upstream-spans.js'
-import { Attempts } from './attempt.js'
-import type { Begins } from './begin.js'
-import type { Loaded, Made, ReadCache } from './cache/read-cache.js'
-import type { Circuits } from './circuit.js'
+import { observeUpstreamRequest, recordCacheRead } from '../observability/upstream-spans.js'
+import { type Admission, admit, FairShare, Twins } from './admission.js'
+import { type ReadCache, ttlOf } from './cache.js'
 import type { PreparedRequest } from './endpoint.js'
-import { asCallersOwn, cancelled, isCallersOwn, UpstreamError } from './errors.js'
-import { type Claim, type PassRequest, SendGate } from './gate.js'
-import type { UpstreamRateLimiter } from './rate-limit.js'
-import type { Caller, ReadScope } from './read-scope.js'
-import { Readiness } from './readiness.js'
-import { DEFAULT_RETRY_POLICY, Retries, type RetryPolicy } from './retry.js'
+import { isCallersOwn, staleMayAnswer, UpstreamError } from './errors.js'
+import { InFlight, LOCKED } from './in-flight.js'
+import { RateLimiter } from './rate-limit.js'
+import type { CacheResult, Caller, Read, ReadScope } from './read-scope.js'
+import type { RedisLink } from './redis.js'
+import { type CircuitOptions, Resilience, type RetryPolicy } from './resilience.js'
 import { type SendOptions, UpstreamHttp } from './send.js'
+import { parseBody } from './validate.js'
 
 export interface UpstreamClientOptions extends SendOptions {
-  /** Service token (UPSTREAM_TOKEN); when absent the caller's token is forwarded. */
+  /** UPSTREAM_TOKEN; unset: the caller's own token is forwarded. */
   serviceToken?: string | undefined
-  /** Name of the header that selects the response language. */
   languageHeader: string
-  /** Keyed hash of an upstream token: what cache keys and rate buckets hold, never the token. */
+  /** The keyed hash of an upstream token: what keys and buckets hold, never the token. */
   tokenKey(token: string): string
-  /** Without a service token: the upstream answered a request sent with the caller's token
-   *  (its `tokenKey`) 2xx, so the token is one the upstream knows. */
+  /** Without a service token: the upstream answered the caller's token (its `tokenKey`) 2xx. */
   onTokenAccepted?: ((tokenKey: string) => void) | undefined
-  /** Reads reused across operations (CACHE_TTL_SECONDS > 0). */
+  /** Set (CACHE_TTL_SECONDS > 0): reads reused across operations, and joined while in flight. */
   cache?: ReadCache | undefined
-  /** UPSTREAM_RATE_LIMIT per token, CALLER_RATE_LIMIT, and the upstream's own 429 Retry-After. */
-  rateLimiter?: UpstreamRateLimiter | undefined
-  /** With Redis: what each request asks it before it is sent, in one round trip. */
-  begins?: Begins | undefined
-  /** UPSTREAM_CIRCUIT_FAILURES: endpoints that keep failing are left alone for a while. */
-  circuits?: Circuits | undefined
-  /** Counts every request sent and every cache read. */
-  metrics?: UpstreamMetrics | undefined
+  redis?: RedisLink | undefined
+  rate?: { perToken?: number | undefined; perCaller?: number | undefined }
+  circuit?: CircuitOptions | undefined
   retry?: RetryPolicy
+  metrics?: UpstreamMetrics | undefined
   logger?: Logger
 }
 
-/**
- * The upstream reads of every operation, composed: the cache of reads, then for each request
- * sent a connection in its caller's turn, its rate turn and, for a read through the cache, the
- * shared entry's lookup and lock (src/upstream/gate.ts), the endpoint's circuit
- * (src/upstream/circuit.ts), one request drawn from the operation's budget, the attempt itself
- * (src/upstream/attempt.ts) and retries within UPSTREAM_TIMEOUT_MS (src/upstream/retry.ts).
- * Knows nothing of GraphQL.
- */
+type Headers = Record<string, string>
+type Reading<T> = Read & { request: PreparedRequest<T>; key: string; headers: Headers }
+type Made<T> = { value: T; result: CacheResult }
+const READINESS = { endpoint: 'GET /v1/lists', template: '/v1/lists' }
+/** Another replica's read ended without an answer to take: this one is made here after all. */
+const LOOK_AGAIN = new UpstreamError('UPSTREAM_ERROR', '-', 'not answered', { callersOwn: true })
+
+/** The read path, top to bottom, no stage calling back into an earlier one: 1. the cache (in
+ *  process, then Redis) → 2. resilience (retries, the circuit) → 3. joining a read already sent
+ *  (here, or by another replica) → 4. admission (a connection in the caller's turn, the rate
+ *  turn) → 5. one undici GET → 6. validation (zod) → 7. the store, on the way back. */
 export class UpstreamClient {
   private readonly http: UpstreamHttp
-  private readonly gate: SendGate
-  private readonly attempts: Attempts
-  private readonly retries: Retries
-  private readonly readiness: Readiness
-  /** UPSTREAM_TOKEN's keyed hash, made once. */
+  /** Retries and circuits (`resilience.openByEndpoint()` for /metrics). */
+  readonly resilience: Resilience
+  private readonly admission: Admission
+  private readonly inFlight: InFlight | undefined
   private readonly serviceTokenKey: string | undefined
-  /** A caller's token's keyed hash, made once per operation (its Caller), kept no longer. */
   private readonly callerTokenKeys = new WeakMap<Caller, string>()
+  private readiness: { at: number; ready: Promise<boolean> } | undefined
 
   constructor(private readonly options: UpstreamClientOptions) {
-    this.serviceTokenKey =
-      options.serviceToken === undefined ? undefined : options.tokenKey(options.serviceToken)
+    const { serviceToken, redis, rate, logger } = options
+    this.serviceTokenKey = serviceToken === undefined ? undefined : options.tokenKey(serviceToken)
     this.http = new UpstreamHttp(options)
-    this.gate = new SendGate(
-      options.maxConnections,
-      options.timeoutMs,
-      options.rateLimiter,
-      options.begins,
-    )
-    this.attempts = new Attempts(this.http, !!options.cache, options.metrics, options.logger)
-    this.retries = new Retries(options.retry ?? DEFAULT_RETRY_POLICY)
-    this.readiness = new Readiness(this.http, options.serviceToken, options.metrics)
+    this.resilience = new Resilience(options.retry, options.circuit, !serviceToken, logger)
+    const limiter = new RateLimiter(rate?.perToken, rate?.perCaller, redis)
+    const share = new FairShare(options.maxConnections)
+    const twins = options.cache ? new Twins() : undefined
+    this.admission = { share, limiter, timeoutMs: options.timeoutMs, twins }
+    this.inFlight = options.cache ? new InFlight(redis) : undefined
   }
 
-  /**
-   * The keyed hash of the token `caller`'s reads are sent with (UPSTREAM_TOKEN's, else the
-   * caller's own): the scope of what they may share (cache entries, the rate bucket, what is
-   * known of lists). Undefined when there is no token at all.
-   */
+  /** The keyed hash of the token `caller`'s reads are sent with: the scope of what they share. */
   tokenScope(caller: Caller): string | undefined {
-    if (this.serviceTokenKey !== undefined) return this.serviceTokenKey
-    if (caller.token === undefined) return undefined
-    let key = this.callerTokenKeys.get(caller)
-    if (key === undefined) {
-      key = this.options.tokenKey(caller.token)
-      this.callerTokenKeys.set(caller, key)
-    }
-    return key
+    if (this.serviceTokenKey !== undefined || !caller.token) return this.serviceTokenKey
+    const key = this.callerTokenKeys.get(caller) ?? this.options.tokenKey(caller.token)
+    return this.callerTokenKeys.set(caller, key) && key
   }
 
-  /**
-   * One GET's body parsed by the endpoint's schema: from the cache of reads when there is one
-   * (keyed by the token's keyed hash, the language and the canonical path and query, so nothing
-   * read with one token is served to another), otherwise from the upstream.
-   */
+  /** One GET's body parsed by the endpoint's schema: from the cache, or from the upstream. */
   async send<T>(request: PreparedRequest<T>, scope: ReadScope): Promise<T> {
-    const { endpoint } = request
+    const { name: endpoint, template } = request.endpoint
     const token = this.options.serviceToken ?? scope.caller.token
     const tokenKey = this.tokenScope(scope.caller)
-    if (token === undefined || tokenKey === undefined) {
-      throw new UpstreamError(
-        'UNAUTHENTICATED',
-        endpoint.name,
-        'no bearer token: send an Authorization header or configure UPSTREAM_TOKEN',
-      )
+    if (!token || !tokenKey) {
+      const why = 'no bearer token: send an Authorization header or configure UPSTREAM_TOKEN'
+      throw new UpstreamError('UNAUTHENTICATED', endpoint, why)
     }
+    const { language } = scope.caller
+    const headers: Headers = { accept: 'application/json', authorization: `Bearer ${token}` }
+    if (language) headers[this.options.languageHeader] = language
+    if (scope.requestId !== undefined) headers['x-request-id'] = scope.requestId
+    const key = `${tokenKey}:${language ?? '-'}:${request.pathAndQuery}`
+    const readDeadline = Infinity // until its first request is sent
+    const read = { request, scope, tokenKey, headers, key, endpoint, template, readDeadline }
     const { cache } = this.options
-    if (!cache) return (await this.load(request, scope, token, tokenKey)).value
-    const key = `${tokenKey}:${scope.caller.language ?? '-'}:${request.pathAndQuery}`
+    if (!cache) return (await this.resilience.run(read, (n) => this.attempt(read, n))).value
+    // 1. The cache; what has expired is handed down, for stale-if-error.
+    const found = await cache.lookup(key, scope.fresh)
+    if (found.value !== undefined) return this.served(scope, found.value as T, 'hit')
     try {
-      const served = await cache.read(
-        key,
-        scope,
-        (claim) => this.load(request, scope, token, tokenKey, claim),
-        () =>
-          new UpstreamError(
-            'UPSTREAM_TIMEOUT',
-            endpoint.name,
-            "not read: another replica's read of it had not landed by this operation's deadline (OPERATION_TIMEOUT_MS)",
-            { callersOwn: true },
-          ),
-      )
-      scope.served(served.result)
-      this.options.metrics?.cacheRead(served.result)
-      recordCacheRead(scope.trace, served.result)
-      return served.value
+      // 2. Resilience, around each attempt.
+      const made = await this.resilience.run(read, (n) => this.attempt(read, n))
+      return this.served(scope, made.value, made.result)
     } catch (error) {
-      // Waiting for another operation's read ended with this operation.
-      if (!(error instanceof UpstreamError) && scope.signal.aborted) throw cancelled(endpoint.name)
-      // A read that failed upstream was not served from the cache either: a miss, so that the
-      // hit ratio operators watch counts it (a read the operation gave up is not counted).
-      if (error instanceof UpstreamError && !isCallersOwn(error)) {
-        this.options.metrics?.cacheRead('miss')
-        recordCacheRead(scope.trace, 'miss')
-      }
+      if (found.stale && staleMayAnswer(error)) return this.served(scope, found.stale as T, 'stale')
+      // Not served from the cache either: a miss, as the hit ratio operators watch counts it.
+      if (!isCallersOwn(error)) this.served(scope, undefined, 'miss', false)
       throw error
     }
   }
 
-  /**
-   * Reads from the upstream. Each request passes the gate (bounded by the operation's deadline
-   * and end), is drawn from the operation's budget just before it is sent, and what is worth
-   * retrying is retried within UPSTREAM_TIMEOUT_MS counted from the read's first send. With a
-   * `claim` (a read through the cache), a request may end unsent: how is returned.
-   */
-  private load<T>(
-    request: PreparedRequest<T>,
-    scope: ReadScope,
-    token: string,
-    tokenKey: string,
-  ): Promise<Loaded<T>>
-  private load<T>(
-    request: PreparedRequest<T>,
-    scope: ReadScope,
-    token: string,
-    tokenKey: string,
-    claim: Claim,
-  ): Promise<Made<T>>
-  private async load<T>(
-    request: PreparedRequest<T>,
-    scope: ReadScope,
-    token: string,
-    tokenKey: string,
-    claim?: Claim,
-  ): Promise<Made<T>> {
-    const { name } = request.endpoint
-    const headers = this.headers(token, scope)
-    const circuit = this.options.circuits?.of(request.endpoint.template, tokenKey)
-    /** When the read must be done; set when its first request is sent. */
-    let readDeadline = Number.POSITIVE_INFINITY
-    let attempts = 0
-    let failure: UpstreamError | undefined
+  /** One attempt: joins the read if it is under way here, else sends its request. */
+  private async attempt<T>(read: Reading<T>, n: number): Promise<Made<T>> {
+    const { key, scope } = read
+    const { inFlight, options } = this
+    const since = scope.fresh ? scope.startedAt : 0
     for (;;) {
-      const passed = await this.pass({
-        scope,
-        tokenKey,
-        readDeadline,
-        endpoint: name,
-        claim,
-      })
-      if (passed.kind !== 'go') return passed
-      const { release } = passed
-      const open = await circuit?.admit(name)
-      if (open) {
-        release()
-        // A retry the circuit refuses leaves the read failed with what the upstream said (and
-        // when the circuit is tried again).
-        throw failure ? this.failed(circuit?.told(failure) ?? failure, attempts, scope) : open
-      }
-      if (!scope.spend()) {
-        release()
-        circuit?.unsent()
-        // A retry the budget refuses leaves the read failed with what the upstream said (the
-        // operation's own budget: another that joined the read may retry it within its own).
-        if (failure) throw this.failed(asCallersOwn(failure), attempts, scope)
-        throw new UpstreamError(
-          'QUERY_TOO_COSTLY',
-          name,
-          'not read: the operation has spent its budget of upstream calls (MAX_OPERATION_COST)',
-        )
-      }
+      // 3. Joining this process's attempt at it (for a no-cache read, one begun since it started).
+      const joined = inFlight?.join<Made<T>>(key, since)
+      const made = joined && (await joined.then(shared, joinedFailure))
+      if (made) return made
+      // 4. Admission; withdrawn when a twin was admitted first: that one is joined.
+      const release = await admit(read, this.admission, inFlight && key)
+      if (!release) continue
       try {
-        if (attempts === 0) {
-          readDeadline = Date.now() + this.options.timeoutMs
-          this.retries.started()
-        }
-        attempts++
-        const loaded = await this.attempts.make(request, headers, scope, readDeadline, attempts)
-        if (this.serviceTokenKey === undefined) this.options.onTokenAccepted?.(tokenKey)
-        await circuit?.ended()
-        return loaded
+        if (!inFlight) return await this.request(read, n, false)
+        // Joined from now on here; across replicas once its lock is taken (another's waited for),
+        // held as long as the request may last.
+        return await inFlight.send(key, async () => {
+          const held = scope.fresh ? undefined : await inFlight.lock(key, options.timeoutMs + 1000)
+          if (held === LOCKED) return this.fromReplica<T>(read, release)
+          const value = held ? options.cache?.adopt(key, held) : undefined
+          if (value !== undefined) return { value: value as T, result: 'hit' as const }
+          return this.request(read, n, held === null)
+        })
       } catch (error) {
-        failure = error as UpstreamError
+        if (error !== LOOK_AGAIN) throw error
       } finally {
         release()
       }
-      if (failure.cancelled) {
-        await circuit?.ended(failure)
-        throw failure
-      }
-      await this.gate.slowDown(tokenKey, failure)
-      const delay = this.retries.delayAfter(failure, attempts, readDeadline)
-      await circuit?.ended(failure, delay === undefined)
-      if (delay === undefined) throw this.failed(circuit?.told(failure) ?? failure, attempts, scope)
-      // A retry that would end past the operation's deadline: report what happened instead (the
-      // operation's own deadline: another that joined the read may retry it within its own).
-      if (Date.now() + delay >= scope.deadline) {
-        throw this.failed(asCallersOwn(failure), attempts, scope)
-      }
-      claim?.unsent()
-      this.options.logger?.debug(
-        {
-          endpoint: name,
-          code: failure.code,
-          status: failure.status,
-          retry: attempts,
-          delayMs: Math.round(delay),
-          requestId: scope.requestId,
-        },
-        'retrying upstream read',
-      )
-      try {
-        await sleep(delay, undefined, { signal: scope.signal })
-      } catch {
-        throw cancelled(name)
-      }
     }
   }
 
-  /** What every request of a read is sent with. */
-  private headers(token: string, scope: ReadScope): Record<string, string> {
-    const headers: Record<string, string> = {
-      accept: 'application/json',
-      authorization: `Bearer ${token}`,
-    }
-    const { language } = scope.caller
-    if (language !== undefined) headers[this.options.languageHeader] = language
-    if (scope.requestId !== undefined) headers['x-request-id'] = scope.requestId
-    return headers
+  /** What another replica read, once its lock is gone (waited for without a connection). */
+  private async fromReplica<T>({ key, scope }: Reading<T>, release: () => void): Promise<Made<T>> {
+    release()
+    const stored = await this.inFlight?.wait(key, scope)
+    const value = stored === undefined ? undefined : this.options.cache?.adopt(key, stored)
+    if (value === undefined) throw LOOK_AGAIN
+    return { value: value as T, result: 'shared' }
   }
 
-  /** Through the gate; a wait that fails (other than by the operation's end) fails the read. */
-  private async pass(request: PassRequest) {
+  /** 5. The request, drawn from the operation's budget; 6. its answer validated; 7. stored (a
+   *  refresh that learns the entry must go removes it). */
+  private async request<T>(read: Reading<T>, attempt: number, locked: boolean): Promise<Made<T>> {
+    const { scope, request, key, tokenKey } = read
+    const { cache } = this.options
+    const unlock = () => locked && this.inFlight?.unlock(key)
+    if (!scope.spend()) {
+      unlock()
+      const why = 'not read: the operation has spent its budget of upstream calls'
+      throw new UpstreamError('QUERY_TOO_COSTLY', read.endpoint, `${why} (MAX_OPERATION_COST)`)
+    }
+    read.readDeadline = Math.min(read.readDeadline, Date.now() + this.options.timeoutMs)
+    const label = !cache ? 'off' : scope.fresh ? 'bypass' : 'miss'
     try {
-      return await this.gate.pass(request)
+      const answer = await observeUpstreamRequest(read, attempt, label, this.options, async () => {
+        const got = await this.http.get(request.pathAndQuery, read, scope.signal)
+        return { ...got, value: parseBody(got.text, request.endpoint, got.status) }
+      })
+      if (this.serviceTokenKey === undefined) this.options.onTokenAccepted?.(tokenKey)
+      const ttl = ttlOf(answer.cacheControl) ?? cache?.options.ttlSeconds ?? 0
+      await cache?.store(key, answer.value, answer.text.length, ttl)
+      return { value: answer.value, result: 'miss' }
     } catch (error) {
       const failure = error as UpstreamError
-      throw failure.cancelled ? failure : this.failed(failure, 0, request.scope)
+      if (failure.code === 'RATE_LIMITED' && failure.retryAfterSeconds !== undefined) {
+        this.admission.limiter.pause(tokenKey, Math.min(failure.retryAfterSeconds, 300) * 1000)
+      }
+      const definitive = !staleMayAnswer(failure) && !isCallersOwn(failure)
+      if (cache && scope.fresh && definitive) await cache.forget(key)
+      else unlock()
+      throw failure
     }
   }
 
-  /**
-   * The one log line of a read that failed for good: warn when the operator may have to act,
-   * info for what the caller asked for (a 404; a 401/403 to the caller's own token).
-   */
-  private failed(failure: UpstreamError, attempts: number, scope: ReadScope): UpstreamError {
-    const fields = {
-      endpoint: failure.endpoint,
-      code: failure.code,
-      status: failure.status,
-      attempts,
-      requestId: scope.requestId,
-    }
-    const callersToken =
-      this.options.serviceToken === undefined && (failure.status === 401 || failure.status === 403)
-    if (failure.code === 'NOT_FOUND' || callersToken) {
-      this.options.logger?.info(fields, 'upstream read failed')
-    } else this.options.logger?.warn(fields, 'upstream read failed')
-    return failure
+  /** Counted as served `result` (a `miss` that failed is not the operation's). */
+  private served<T>(scope: ReadScope, value: T, result: CacheResult, operations = true): T {
+    if (operations) scope.served(result)
+    this.options.metrics?.cacheRead(result)
+    recordCacheRead(scope.trace, result)
+    return value
   }
 
-  /** Whether the upstream answers and accepts the gateway's token (src/upstream/readiness.ts). */
+  /** Whether the upstream answers and accepts the gateway's token (/ready): one check of the
+   *  smallest read answers every probe for 5 s. A 401/403 to UPSTREAM_TOKEN is not ready. */
   ready(): Promise<boolean> {
-    return this.readiness.ready()
+    if (this.readiness && Date.now() - this.readiness.at < 5000) return this.readiness.ready
+    const { serviceToken: token, timeoutMs } = this.options
+    const headers: Headers = token ? { authorization: `Bearer ${token}` } : {}
+    const readDeadline = Date.now() + timeoutMs
+    const check = { ...READINESS, scope: {}, headers, readDeadline }
+    const ready = observeUpstreamRequest(check, 1, 'off', this.options, () =>
+      this.http.get('/v1/lists?limit=1', check),
+    ).then(
+      () => true,
+      ({ status = 500 }: UpstreamError) => status < 500 && !(token && [401, 403].includes(status)),
+    )
+    this.readiness = { at: Date.now(), ready }
+    return ready
   }
 
   close(): Promise<void> {
     return this.http.close()
   }
+}
+
+const shared = <T>({ value }: Made<T>): Made<T> => ({ value, result: 'shared' })
+
+/** A joined attempt's failure: undefined when it was its maker's own (the read is made again). */
+function joinedFailure(error: unknown): undefined {
+  if (isCallersOwn(error)) return undefined
+  throw (error as UpstreamError).with({ joined: true })
 }

@@ -1,31 +1,22 @@
 import { type ErrorCode, isRetryable } from '../errors/codes.js'
 
-/**
- * Every way an upstream read can fail, as one typed error with a code of the catalogue
- * (src/errors/codes.ts). graphql-js copies its `extensions` onto the GraphQL error it makes.
- */
-export type UpstreamErrorCode = Extract<
-  ErrorCode,
-  | 'NOT_FOUND'
-  | 'UNAUTHENTICATED'
-  | 'FORBIDDEN'
-  | 'RATE_LIMITED'
-  | 'UPSTREAM_TIMEOUT'
-  | 'UPSTREAM_ERROR'
-  | 'UPSTREAM_BAD_RESPONSE'
-  | 'QUERY_TOO_COSTLY'
->
+/** Every way an upstream read fails: one error with a code of the catalogue (src/errors/codes.ts),
+ *  whose `extensions` graphql-js copies onto the GraphQL error. */
+type Answered = 'NOT_FOUND' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'RATE_LIMITED'
+type Failed = 'UPSTREAM_TIMEOUT' | 'UPSTREAM_ERROR' | 'UPSTREAM_BAD_RESPONSE' | 'QUERY_TOO_COSTLY'
+export type UpstreamErrorCode = Extract<ErrorCode, Answered | Failed>
 
 export interface UpstreamErrorDetails {
-  /** HTTP status the upstream answered with, when it answered at all. */
-  status?: number
-  /** Seconds the upstream asked us to wait (Retry-After), when it said so. */
-  retryAfterSeconds?: number
-  /** The operation ended before the read could: nobody waits for it, nothing to report. */
+  /** The upstream's HTTP status, when it answered. */
+  status?: number | undefined
+  /** Seconds to wait before trying again (Retry-After, or the circuit's). */
+  retryAfterSeconds?: number | undefined
+  /** The operation ended before the read could. */
   cancelled?: boolean
-  /** It failed for a reason of the operation that made the read (its deadline, its budget),
-   *  not of the upstream: an operation that joined the read makes it again within its own. */
+  /** A reason of the operation that made the read (its deadline, budget), not the upstream's. */
   callersOwn?: boolean
+  /** Another operation's request failed so: this read sent nothing itself. */
+  joined?: boolean
   cause?: unknown
 }
 
@@ -38,10 +29,10 @@ export class UpstreamError extends Error {
 
   constructor(
     readonly code: UpstreamErrorCode,
-    /** The endpoint template, e.g. `GET /v1/lists/{id}`: never the base URL, never a token. */
+    /** The endpoint, e.g. `GET /v1/lists/{id}`: never the base URL, never a token. */
     readonly endpoint: string,
     message: string,
-    details: UpstreamErrorDetails = {},
+    readonly details: UpstreamErrorDetails = {},
   ) {
     super(`${endpoint}: ${message}`, { cause: details.cause })
     this.status = details.status
@@ -50,77 +41,35 @@ export class UpstreamError extends Error {
     this.callersOwn = details.callersOwn ?? false
   }
 
-  /**
-   * Whether the same read may succeed later: a timeout, 429, 5xx or no answer at all; not an
-   * upstream 4xx, which UPSTREAM_ERROR also reports.
-   */
+  /** Whether the same read may succeed later: a timeout, 429, 5xx or no answer at all. */
   get retryable(): boolean {
     if (this.code === 'UPSTREAM_ERROR') return this.status === undefined || this.status >= 500
     return isRetryable(this.code)
   }
 
-  /** What a client may see besides the message (graphql-js copies it onto the GraphQL error). */
   get extensions() {
-    return {
-      code: this.code,
-      retryable: this.retryable,
-      ...(this.retryAfterSeconds === undefined
-        ? {}
-        : { retryAfterSeconds: this.retryAfterSeconds }),
-    }
+    const { code, retryable, retryAfterSeconds: after } = this
+    return after === undefined ? { code, retryable } : { code, retryable, retryAfterSeconds: after }
+  }
+
+  /** The same failure with `details` changed. */
+  with(details: UpstreamErrorDetails): UpstreamError {
+    const message = this.message.slice(this.endpoint.length + 2)
+    return new UpstreamError(this.code, this.endpoint, message, { ...this.details, ...details })
   }
 }
 
-/** A read dropped because its operation ended (response complete, client gone). */
-export function cancelled(endpoint: string): UpstreamError {
-  return new UpstreamError('UPSTREAM_ERROR', endpoint, 'not read: the operation ended', {
-    cancelled: true,
-  })
-}
+const ENDED = 'not read: the operation ended'
+export const cancelled = (endpoint: string) =>
+  new UpstreamError('UPSTREAM_ERROR', endpoint, ENDED, { cancelled: true })
 
-/**
- * Whether an expired cache entry may answer instead (stale-if-error): for the upstream's 5xx,
- * 429, a connection failure or a timeout; never for 401/403, 404, a bad body, nor for the
- * operation's own budget or end.
- */
-export function staleMayAnswer(error: unknown): boolean {
-  return error instanceof UpstreamError && !error.cancelled && error.retryable
-}
+/** Whether an expired cache entry may answer instead: for a 5xx, 429, no connection or a timeout;
+ *  never a 401/403, 404, bad body, nor the operation's end or budget. */
+export const staleMayAnswer = (error: unknown) =>
+  error instanceof UpstreamError && !error.cancelled && error.retryable
 
-/** A failure that belongs to the operation that made the read (its end, its budget, its
- *  deadline), not to the upstream: another operation sharing the read makes its own instead of
- *  taking it over. */
-export function isCallersOwn(error: unknown): boolean {
-  return (
-    error instanceof UpstreamError &&
-    (error.cancelled || error.callersOwn || error.code === 'QUERY_TOO_COSTLY')
-  )
-}
-
-/** The same failure, marked as the reading operation's own (see isCallersOwn). */
-export function asCallersOwn(error: UpstreamError): UpstreamError {
-  return error.callersOwn ? error : changed(error, { callersOwn: true })
-}
-
-/** The same failure, telling the client to wait at least `seconds` before trying again. */
-export function waitingAtLeast(error: UpstreamError, seconds: number): UpstreamError {
-  return (error.retryAfterSeconds ?? 0) >= seconds
-    ? error
-    : changed(error, { retryAfterSeconds: seconds })
-}
-
-function changed(error: UpstreamError, details: UpstreamErrorDetails): UpstreamError {
-  return new UpstreamError(
-    error.code,
-    error.endpoint,
-    error.message.slice(error.endpoint.length + 2),
-    {
-      status: error.status,
-      retryAfterSeconds: error.retryAfterSeconds,
-      cancelled: error.cancelled,
-      callersOwn: error.callersOwn,
-      cause: error.cause,
-      ...details,
-    },
-  )
-}
+/** A failure of the operation that made the read (its end, budget, deadline): one that joined the
+ *  read makes it again instead of taking the failure. */
+export const isCallersOwn = (error: unknown) =>
+  error instanceof UpstreamError &&
+  (error.cancelled || error.callersOwn || error.code === 'QUERY_TOO_COSTLY')

@@ -4,7 +4,6 @@ import type { OperationTrace } from '../observability/operation-trace.js'
  *  by another operation's (or replica's) read in flight. */
 export type CacheResult = 'hit' | 'miss' | 'stale' | 'shared'
 
-/** Language the upstream answers in, selected per caller. */
 export type Language = 'NL' | 'FR' | 'EN'
 
 /** Who a read is made for: never shared between callers. */
@@ -17,24 +16,35 @@ export interface Caller {
 /** How one GraphQL operation uses the upstream; made per operation by the caller of send(). */
 export interface ReadScope {
   caller: Caller
-  /** The GraphQL request's X-Request-Id: sent upstream and on its log lines. */
+  /** X-Request-Id: sent upstream and on the log lines. */
   requestId?: string | undefined
-  /** The operation's trace: each request sent is a span in it, and carries its `traceparent`. */
   trace?: OperationTrace | undefined
-  /** Connections are shared round robin between keys: one key's backlog never starves another's. */
+  /** Connections and rate turns go round robin between these keys. */
   fairnessKey: string
-  /** Aborted when the operation's response is complete or its client went away: a queued read is
-   *  dropped unsent, a request in flight is aborted, no retry follows. */
+  /** Aborted when the operation is done or its client left: nothing more is sent for it. */
   signal: AbortSignal
-  /** Epoch ms, the operation's own deadline: a read still waiting for a connection then fails. */
+  /** Epoch ms, the operation's own deadline. */
   deadline: number
-  /** Draws one HTTP request from the operation's budget just before it is sent (retries too);
-   *  false: the budget is spent and the request is not sent. */
+  /** Draws one request from the operation's budget just before it is sent; false: spent. */
   spend(): boolean
   /** The caller sent `Cache-Control: no-cache`: nothing cached is served to it. */
   fresh: boolean
-  /** Epoch ms at which the operation started. */
   startedAt: number
   /** Told how each read through the cache was served (not called without a cache). */
   served(result: CacheResult): void
+  /** True while the read is wanted only by a `@defer`red part (the loaders' per-read scope turns it
+   *  false when a first-payload field asks): where a budget is short, deferred reads give way. */
+  readonly deferred?: boolean
+}
+
+/** One read as the stages of the read path see it. */
+export interface Read {
+  scope: ReadScope
+  /** The keyed hash of the token it is sent with. */
+  tokenKey: string
+  /** `GET /v1/lists/{id}`, and its template `/v1/lists/{id}`. */
+  endpoint: string
+  template: string
+  /** When the read must be done (epoch ms): infinite until its first request is sent. */
+  readDeadline: number
 }

@@ -1,157 +1,92 @@
 import { type Dispatcher, Pool, errors as undiciErrors } from 'undici'
 import { cancelled, UpstreamError } from './errors.js'
-import { statusError } from './response.js'
+
+/** Stage 5, the only code that talks HTTP to the REST service (undici): one keep-alive pool, a
+ *  deadline on every request, a limit on every body, every failure an UpstreamError. */
 
 export interface SendOptions {
   /** The REST service's base URL; `/v1/...` paths are appended to it. */
   baseUrl: string
-  /** Budget for one request: connecting, headers and the whole body. */
   timeoutMs: number
-  /** Concurrent upstream requests; more wait in the pool's queue. */
   maxConnections: number
-  /** Largest response body accepted; larger is a bad response, not an out-of-memory. */
   maxResponseBytes: number
-  /** Replaces the connection pool, e.g. with undici's MockAgent in unit tests. */
+  /** Replaces the connection pool, e.g. with undici's MockAgent in tests. */
   dispatcher?: Dispatcher | undefined
 }
 
-/** A 2xx answer: its body's text, and the upstream's `Cache-Control`. */
-export interface Answer {
-  status: number
-  text: string
-  cacheControl: string | undefined
+/** A GET's headers, the endpoint its errors name, its end and deadline. */
+type Sending = { headers: Record<string, string>; endpoint: string; readDeadline: number }
+
+const TIMEOUTS = ['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']
+const MEANING: Record<number, [UpstreamError['code'], string]> = {
+  401: ['UNAUTHENTICATED', 'the upstream refused the credentials (401)'],
+  403: ['FORBIDDEN', 'access forbidden by the upstream (403)'],
+  404: ['NOT_FOUND', 'not found (404)'],
+  429: ['RATE_LIMITED', 'rate limited by the upstream (429)'],
 }
 
-const TIMEOUT_CODES = new Set([
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-])
-
-/** Why a request past its UPSTREAM_TIMEOUT_MS is aborted (one object: no stack per request). */
-const UPSTREAM_TIMED_OUT = new DOMException('UPSTREAM_TIMEOUT_MS passed.', 'TimeoutError')
-
-/**
- * The only code that talks HTTP to the REST service (undici): one keep-alive connection pool per
- * process, a deadline on every request, a limit on every body, and every failure an
- * UpstreamError.
- */
 export class UpstreamHttp {
   private readonly dispatcher: Dispatcher
   private readonly origin: string
   private readonly basePath: string
-  private readonly timeoutMs: number
 
-  constructor(options: SendOptions) {
+  constructor(private readonly options: SendOptions) {
+    const { timeoutMs: timeout, maxResponseBytes: maxResponseSize, maxConnections } = options
     const base = new URL(options.baseUrl)
     this.origin = base.origin
     this.basePath = base.pathname.replace(/\/+$/, '')
-    this.timeoutMs = options.timeoutMs
-    this.dispatcher =
-      options.dispatcher ??
-      new Pool(this.origin, {
-        connections: options.maxConnections,
-        connect: { timeout: options.timeoutMs },
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
-        maxResponseSize: options.maxResponseBytes,
-      })
+    const pool = { connections: maxConnections, connect: { timeout }, maxResponseSize }
+    this.dispatcher = options.dispatcher ?? new Pool(this.origin, pool)
   }
 
-  /**
-   * One GET of `pathAndQuery`, aborted when `operationEnded` aborts (a cancelled error) or at
-   * `deadline` (epoch ms, UPSTREAM_TIMEOUT); a non-2xx answer is its status's error. `endpoint`
-   * names the endpoint in errors.
-   */
-  async get(
-    pathAndQuery: string,
-    headers: Record<string, string>,
-    endpoint: string,
-    operationEnded: AbortSignal,
-    deadline: number,
-  ): Promise<Answer> {
-    // One controller, a plain timer and one listener: AbortSignal.timeout and AbortSignal.any
-    // cost several times more, for each of the hundreds of requests a traversal sends.
-    const abort = new AbortController()
-    let timedOut = false
-    const timer = setTimeout(
-      () => {
-        timedOut = true
-        abort.abort(UPSTREAM_TIMED_OUT)
-      },
-      Math.max(1, deadline - Date.now()),
-    )
-    const onEnded = () => abort.abort(operationEnded.reason)
-    if (operationEnded.aborted) onEnded()
-    else operationEnded.addEventListener('abort', onEnded, { once: true })
+  /** One GET of `path`, ended when `signal` aborts (cancelled) or at `readDeadline` (epoch ms:
+   *  timeout). A 2xx answer's status, body text and `Cache-Control`; else its status's error. */
+  async get(path: string, { headers, endpoint, readDeadline }: Sending, signal?: AbortSignal) {
+    // A timer of our own: undici's headers and body timeouts are coarse (they fire up to 1 s late).
+    const timeout = new AbortController()
+    const abort = () => timeout.abort()
+    const timer = setTimeout(abort, Math.max(1, readDeadline - Date.now()))
+    signal?.addEventListener('abort', abort)
     try {
-      const response = await this.dispatcher.request({
-        origin: this.origin,
-        path: `${this.basePath}${pathAndQuery}`,
-        method: 'GET',
-        headers,
-        signal: abort.signal,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-      })
-      const status = response.statusCode
-      if (status < 200 || status >= 300) {
-        // Free the connection without reading an error body we would not show anyway.
-        await response.body.dump()
-        throw statusError(status, response.headers['retry-after'], endpoint)
+      const { origin, basePath } = this
+      const request = { origin, path: basePath + path, method: 'GET', headers } as const
+      const response = await this.dispatcher.request({ ...request, signal: timeout.signal })
+      const { statusCode: status, headers: answered } = response
+      if (status >= 200 && status < 300) {
+        const cacheControl = [answered['cache-control'] ?? []].flat().join(',') || undefined
+        return { status, text: await response.body.text(), cacheControl }
       }
-      const cacheControl = response.headers['cache-control']
-      const text = await response.body.text()
-      return {
-        status,
-        text,
-        cacheControl: Array.isArray(cacheControl) ? cacheControl.join(',') : cacheControl,
-      }
+      // Free the connection without reading an error body nobody will see.
+      await response.body.dump()
+      const other = ['UPSTREAM_ERROR', `the upstream answered ${status}`] as const
+      const [code, message] = MEANING[status] ?? other
+      const retryAfterSeconds = seconds([answered['retry-after']].flat()[0])
+      throw new UpstreamError(code, endpoint, message, { status, retryAfterSeconds })
     } catch (error) {
-      if (operationEnded.aborted) throw cancelled(endpoint)
-      throw this.transportError(error, endpoint, timedOut)
+      if (signal?.aborted) throw cancelled(endpoint)
+      if (error instanceof UpstreamError) throw error
+      const code = (error as { code?: string }).code
+      const timedOut = timeout.signal.aborted || TIMEOUTS.includes(code ?? '')
+      const [kind, message]: [UpstreamError['code'], string] = timedOut
+        ? ['UPSTREAM_TIMEOUT', `no complete answer within ${this.options.timeoutMs} ms`]
+        : error instanceof undiciErrors.ResponseExceededMaxSizeError
+          ? ['UPSTREAM_BAD_RESPONSE', 'response body is too large']
+          : ['UPSTREAM_ERROR', `request failed (${code ?? (error as Error)?.message})`]
+      throw new UpstreamError(kind, endpoint, message, { cause: error })
     } finally {
       clearTimeout(timer)
-      operationEnded.removeEventListener('abort', onEnded)
+      signal?.removeEventListener('abort', abort)
     }
-  }
-
-  /** The status a GET of `path` is answered with, its body dropped; throws when none comes. */
-  async status(path: string, headers: Record<string, string>): Promise<number> {
-    const response = await this.dispatcher.request({
-      origin: this.origin,
-      path: `${this.basePath}${path}`,
-      method: 'GET',
-      headers,
-      signal: AbortSignal.timeout(this.timeoutMs),
-    })
-    await response.body.dump()
-    return response.statusCode
   }
 
   close(): Promise<void> {
-    return this.dispatcher.close()
+    return this.dispatcher.destroy()
   }
+}
 
-  private transportError(error: unknown, endpoint: string, timedOut: boolean): UpstreamError {
-    if (error instanceof UpstreamError) return error
-    const code = (error as { code?: string }).code
-    if (timedOut || (code !== undefined && TIMEOUT_CODES.has(code))) {
-      return new UpstreamError(
-        'UPSTREAM_TIMEOUT',
-        endpoint,
-        `no complete answer within ${this.timeoutMs} ms`,
-        { cause: error },
-      )
-    }
-    if (error instanceof undiciErrors.ResponseExceededMaxSizeError) {
-      return new UpstreamError('UPSTREAM_BAD_RESPONSE', endpoint, 'response body is too large', {
-        cause: error,
-      })
-    }
-    const reason = code ?? (error instanceof Error ? error.message : 'unknown')
-    return new UpstreamError('UPSTREAM_ERROR', endpoint, `request failed (${reason})`, {
-      cause: error,
-    })
-  }
+/** Retry-After as delay-seconds or an HTTP date (RFC 9110 §10.2.3), in seconds. */
+function seconds(value = ''): number | undefined {
+  if (/^\s*\d+\s*$/.test(value)) return Number(value)
+  const at = Date.parse(value)
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000))
 }

@@ -6,7 +6,7 @@ import { costOf, startStack } from '../support/stack.js'
 /**
  * The cache of upstream reads across operations, in one process: what a repeated or concurrent
  * operation costs the upstream, whose reads may serve whom, when an entry is read again, and
- * what a failing upstream does to callers. (Replicas sharing Redis: cache-redis.test.ts.) Every
+ * what a failing upstream does to callers. (Replicas sharing Redis: redis-cache.test.ts.) Every
  * count is the demo upstream's own log.
  */
 

@@ -7,7 +7,7 @@ import { type Client, demoToken, startStack } from '../support/stack.js'
  * The circuit of an endpoint and token (UPSTREAM_CIRCUIT_FAILURES, UPSTREAM_CIRCUIT_OPEN_SECONDS,
  * defaults 5 and 10): what an upstream that answers only 503 costs, what callers are answered
  * while the circuit is open, the probe that closes it, and what it leaves alone. Every count is
- * the demo upstream's own log. (Replicas sharing it through Redis: circuit-redis.test.ts.)
+ * the demo upstream's own log. Each replica keeps its own circuits: no Redis here.
  *
  * The clock the circuits and the cache read (Date) stands still here: a circuit is half-open only
  * once `later()` moves it past the open time, however slow the machine runs. Each test has a

@@ -1,15 +1,13 @@
-import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest'
+import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { DEMO_TOKEN } from '../../src/demo-upstream/server.js'
-import type { Answer } from '../../src/upstream/begin.js'
-import { SendGate } from '../../src/upstream/gate.js'
+import { RateLimiter } from '../../src/upstream/rate-limit.js'
 import { bigList } from '../support/fixtures.js'
-import { connectedWith, REDIS_SKIP_REASON, redisAvailable, startRedis } from '../support/redis.js'
 import { type Client, startStack } from '../support/stack.js'
 
 /**
  * UPSTREAM_RATE_LIMIT's turns are shared round robin between the callers of one token: a caller
  * with a burst of reads cannot take every turn, another caller's read gets the turn after the
- * one the burst holds. In one process and across replicas sharing Redis. CALLER_RATE_LIMIT holds
+ * one the burst holds. In one process (across replicas: redis-rate-limit.test.ts). CALLER_RATE_LIMIT holds
  * one caller, not the others. Asserts on the order the turns were given in (on a busy machine
  * requests reach the upstream later than their turns, and not always in their order), and on
  * times only as lower bounds: a busy machine makes calls later, never earlier.
@@ -28,24 +26,24 @@ const ask = (replica: Client, caller: string, query: string) =>
   replica.post(query, {}, { authorization: `Bearer ${caller}` })
 
 /**
- * Until the test ends, the turns the gate decided, in order: each request's caller (its lane),
- * whether it may be sent now (`go`) or asks again in `waitMs` (its turn is then reserved).
+ * Until the test ends, the turns taken, in order: each request's caller (its lane), whether it
+ * may be sent now (`go`) or waits `waitMs` for the turn reserved for it (`later`).
  */
 function watchTurns() {
   const turns: { lane: string; kind: string; waitMs: number }[] = []
-  const answer = SendGate.prototype.answer
-  const spy = vi.spyOn(SendGate.prototype, 'answer').mockImplementation(function (
-    this: SendGate,
-    request,
-    horizon,
+  const turn = RateLimiter.prototype.turn
+  const spy = vi.spyOn(RateLimiter.prototype, 'turn').mockImplementation(function (
+    this: RateLimiter,
+    tokenKey,
+    lane,
+    maxWaitMs,
   ) {
-    const lane = request.scope.fairnessKey
-    const record = (a: Answer) =>
-      turns.push({ lane, kind: a.kind, waitMs: 'waitMs' in a ? a.waitMs : 0 })
-    const decided = answer.call(this, request, horizon)
-    if ('then' in decided) decided.then(record)
-    else record(decided)
-    return decided
+    const record = (waitMs: number) =>
+      turns.push({ lane, kind: waitMs > 0 ? 'later' : 'go', waitMs })
+    const taken = turn.call(this, tokenKey, lane, maxWaitMs)
+    if (typeof taken === 'number') record(taken)
+    else void taken.then(record)
+    return taken
   })
   onTestFinished(() => spy.mockRestore())
   return turns
@@ -143,19 +141,3 @@ describe('a read whose turn would come after its deadline', () => {
     },
   )
 })
-
-describe.skipIf(!redisAvailable)(
-  redisAvailable ? 'across replicas' : `across replicas: skipped, ${REDIS_SKIP_REASON}`,
-  async () => {
-    const redis = redisAvailable ? await startRedis() : undefined
-    afterAll(() => redis?.stop())
-
-    it('a light caller’s read on one replica is not queued behind a burst on another', async () => {
-      const [one, two] = await connectedWith(redis?.url ?? '', 4, () =>
-        [1, 2].map(() => stack.replica({ redisUrl: redis?.url })),
-      )
-      if (!one || !two) throw new Error('no replicas')
-      notBehindTheBurst(await burstThenOneRead(one, two))
-    })
-  },
-)

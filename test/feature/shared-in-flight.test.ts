@@ -1,24 +1,21 @@
-import { Redis } from 'ioredis'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
-import { DEMO_TOKEN, DemoUpstream } from '../../src/demo-upstream/server.js'
-import { ReadCache } from '../../src/upstream/cache/read-cache.js'
-import { RemoteReads } from '../../src/upstream/cache/remote-reads.js'
+import { DemoUpstream } from '../../src/demo-upstream/server.js'
+import { FairShare } from '../../src/upstream/admission.js'
+import { ReadCache } from '../../src/upstream/cache.js'
 import { UpstreamClient } from '../../src/upstream/client.js'
 import { prepare } from '../../src/upstream/endpoint.js'
-import { isCallersOwn, staleMayAnswer, type UpstreamError } from '../../src/upstream/errors.js'
-import { FairShare } from '../../src/upstream/fair-share.js'
+import type { UpstreamError } from '../../src/upstream/errors.js'
 import { financials } from '../../src/upstream/resources/financials.js'
-import { bigList, demoData, michiels } from '../support/fixtures.js'
-import { connectedWith, REDIS_SKIP_REASON, redisAvailable, startRedis } from '../support/redis.js'
+import { demoData, michiels } from '../support/fixtures.js'
 import { readScope, testTokenKey } from '../support/scope.js'
-import { type Client, startStack } from '../support/stack.js'
 
 /**
  * Reads in flight are shared between operations only once they have been sent (they hold a
  * connection and their turn): a caller whose read matches one still queued behind another
  * caller's backlog queues in its own turn instead of waiting out that backlog, and is not failed
  * by the other's deadline, budget or departure. A request that failed and waits to be sent
- * again is not sent: its joiners go back to their own lanes. In one process and across replicas.
+ * again is not sent: its joiners go back to their own lanes. In one process (across replicas:
+ * redis-in-flight.test.ts).
  */
 
 const company = michiels
@@ -42,16 +39,7 @@ describe('in one process', () => {
   const demo = new DemoUpstream({ data: demoData })
   const clients: UpstreamClient[] = []
   const clientWith = (maxConnections: number, timeoutMs = 10_000) => {
-    const cache = new ReadCache(
-      {
-        ttlSeconds: 300,
-        staleSeconds: 60,
-        maxBytes: 16 * 1024 * 1024,
-        staleAllowed: staleMayAnswer,
-        callersOwn: isCallersOwn,
-      },
-      'one process',
-    )
+    const cache = new ReadCache({ ttlSeconds: 300, staleSeconds: 60, maxBytes: 16 * 1024 * 1024 })
     const client = new UpstreamClient({
       baseUrl: demo.url,
       languageHeader: 'Accept-Language',
@@ -182,114 +170,3 @@ describe('in one process', () => {
     })
   })
 })
-
-describe.skipIf(!redisAvailable)(
-  redisAvailable ? 'across replicas' : `across replicas: skipped, ${REDIS_SKIP_REASON}`,
-  async () => {
-    const stack = await startStack({
-      cacheTtlSeconds: 300,
-      upstreamToken: DEMO_TOKEN,
-      upstreamMaxConnections: 2,
-    })
-    const redis = redisAvailable ? await startRedis() : undefined
-    afterAll(() => redis?.stop())
-    const { demo } = stack
-    const ask = (replica: Client, caller: string, query: string) =>
-      replica.post(query, {}, { authorization: `Bearer ${caller}` })
-
-    it('a read queued on one replica behind a backlog does not hold another replica’s read of it', async () => {
-      const [one, two] = await connectedWith(redis?.url ?? '', 4, () =>
-        [1, 2].map(() => stack.replica({ redisUrl: redis?.url })),
-      )
-      if (!one || !two) throw new Error('no replicas')
-      const members = bigList.members.slice(0, 60).map((m) => m.company)
-      const target = members[40]
-      if (!target) throw new Error('not enough members')
-      const held = demo.hold(/\/financials$/)
-      const backlog = ask(
-        one,
-        'heavy',
-        `{ list(listId: ${bigList.id}) { companies(first: 60) { nodes { financials(first: 1) { totalCount } } } } }`,
-      )
-      // Two of the heavy caller's 60 statement reads are in flight on replica one; 58 wait there.
-      await demo.waitForCalls(
-        (calls) => calls.filter((c) => c.path.endsWith('/financials')).length === 2,
-      )
-      const targetPath = `/v1/companies/${target.country}/${target.companyNumber}/financials`
-      const light = ask(
-        two,
-        'light',
-        `{ company(country: ${target.country}, number: "${target.companyNumber}") { financials(first: 1) { totalCount } } }`,
-      )
-      // Sent by replica two in its own turn, while replica one's read of it still waits.
-      await vi.waitFor(() => expect(demo.calls().map((c) => c.path)).toContain(targetPath), {
-        timeout: 10_000,
-      })
-      held.release()
-      const [heavy, answer] = await Promise.all([backlog, light])
-      expect(heavy.body.errors).toBeUndefined()
-      expect(answer.body.errors).toBeUndefined()
-      const statements = demo
-        .calls()
-        .map((c) => c.path)
-        .filter((p) => p.endsWith('/financials'))
-      expect(statements.indexOf(targetPath)).toBe(2)
-      // Replica one's read of it, once its turn came, found it made: one call in all.
-      expect(statements.filter((p) => p === targetPath)).toHaveLength(1)
-      expect(statements).toHaveLength(60)
-    })
-
-    it('a read joined through its lock whose request failed is sent again in the joiner’s turn', async () => {
-      const [one, two] = await connectedWith(redis?.url ?? '', 4, () =>
-        [1, 2].map(() => stack.replica({ redisUrl: redis?.url })),
-      )
-      if (!one || !two) throw new Error('no replicas')
-      // What the test before read is in Redis: start from nothing.
-      const direct = new Redis(redis?.url ?? '')
-      await direct.flushall()
-      direct.disconnect()
-      const [target] = bigList.members.map((m) => m.company)
-      if (!target) throw new Error('no members')
-      const expect_ = vi.spyOn(RemoteReads.prototype, 'expect')
-      onTestFinished(() => expect_.mockRestore())
-      const waitedFor = () => expect_.mock.calls.length
-      const targetPath = `/v1/companies/${target.country}/${target.companyNumber}/financials`
-      demo.latencyMs = 30
-      onTestFinished(() => {
-        demo.latencyMs = 0
-      })
-      demo.inject({ path: targetPath, status: 503, times: 1 })
-      const held = demo.hold(/\/financials$/)
-      // Replica one's caller reads 150 statements, the target's first: its request is sent.
-      const backlog = ask(
-        one,
-        'heavy',
-        `{ list(listId: ${bigList.id}) { companies(first: 150) { nodes { financials(first: 1) { totalCount } } } } }`,
-      )
-      await demo.waitForCalls(
-        (calls) => calls.filter((c) => c.path.endsWith('/financials')).length === 2,
-      )
-      expect(demo.calls().find((c) => c.path.endsWith('/financials'))?.path).toBe(targetPath)
-      const light = ask(
-        two,
-        'light',
-        `{ company(country: ${target.country}, number: "${target.companyNumber}") { financials(first: 1) { totalCount } } }`,
-      )
-      // Replica two waits for replica one's read of it, through its lock.
-      await vi.waitFor(() => expect(waitedFor()).toBeGreaterThan(0), { timeout: 10_000 })
-      held.release()
-      const [heavy, answer] = await Promise.all([backlog, light])
-      expect(heavy.body.errors).toBeUndefined()
-      expect(answer.body.errors).toBeUndefined()
-      const statements = demo
-        .calls()
-        .filter((c) => c.path.endsWith('/financials'))
-        .map((c) => c.path)
-      const [first, again] = statements.flatMap((p, i) => (p === targetPath ? [i] : []))
-      expect(first).toBe(0)
-      // Sent again in replica two's turn (or one's, if it came first): not after the backlog.
-      expect(again).toBeLessThanOrEqual(6)
-      expect(statements.filter((p) => p === targetPath)).toHaveLength(2)
-    })
-  },
-)

@@ -1,5 +1,5 @@
 import { MockAgent } from 'undici'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest'
 import { DEMO_TOKEN, DemoUpstream } from '../../src/demo-upstream/server.js'
 import { UpstreamClient, type UpstreamClientOptions } from '../../src/upstream/client.js'
 import { prepare } from '../../src/upstream/endpoint.js'
@@ -8,7 +8,6 @@ import type { Caller } from '../../src/upstream/read-scope.js'
 import { companyContacts } from '../../src/upstream/resources/company-contacts.js'
 import { financials } from '../../src/upstream/resources/financials.js'
 import { listDetails, listOverview } from '../../src/upstream/resources/lists.js'
-import { RetryBudget, retryDelayMs } from '../../src/upstream/retry.js'
 import { readScope, testTokenKey } from '../support/scope.js'
 
 /** Every upstream failure becomes an UpstreamError with its contract code, over real HTTP. */
@@ -44,8 +43,15 @@ afterAll(async () => {
 })
 beforeEach(() => demo.reset())
 
-const readFinancials = (who: Caller = caller) =>
-  client.send(prepare(financials, { company, limit: 5, offset: 0 }), readScope({ caller: who }))
+const readFinancials = (who: Caller = caller, on = client) =>
+  on.send(prepare(financials, { company, limit: 5, offset: 0 }), readScope({ caller: who }))
+
+/** A client of its own for the test: a 429 pauses every read of its token on the client told. */
+function ownClient() {
+  const own = clientFor(demo.url)
+  onTestFinished(() => own.close())
+  return own
+}
 
 /** Runs a read that must fail; returns its error. */
 async function failure(read: () => Promise<unknown>) {
@@ -104,7 +110,7 @@ describe('status codes', () => {
 
   it('429 is RATE_LIMITED with the seconds of Retry-After, given as seconds or as a date', async () => {
     demo.inject({ path: FINANCIALS, status: 429, retryAfter: '7', times: 1 })
-    expect((await failure(() => readFinancials())).error).toMatchObject({
+    expect((await failure(() => readFinancials(caller, ownClient()))).error).toMatchObject({
       code: 'RATE_LIMITED',
       retryAfterSeconds: 7,
     })
@@ -114,7 +120,7 @@ describe('status codes', () => {
       retryAfter: new Date(Date.now() + 30_000).toUTCString(),
       times: 1,
     })
-    const { error } = await failure(() => readFinancials())
+    const { error } = await failure(() => readFinancials(caller, ownClient()))
     expect(error.retryAfterSeconds).toBeGreaterThanOrEqual(28)
     expect(error.retryAfterSeconds).toBeLessThanOrEqual(31)
   })
@@ -356,7 +362,7 @@ describe('retries', () => {
   it('does not wait past the deadline: a long Retry-After fails at once with RATE_LIMITED', async () => {
     demo.inject({ path: FINANCIALS, status: 429, retryAfter: '3600' })
     const counted = readScope()
-    const error = await client
+    const error = await ownClient()
       .send(prepare(financials, { company, limit: 5, offset: 0 }), counted)
       .catch((e: UpstreamError) => e)
     expect(error).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: 3600 })
@@ -399,30 +405,5 @@ describe('retries', () => {
       expect(calls).toBeLessThanOrEqual(reads * 1.2 + 10)
       expect(calls).toBeGreaterThan(reads)
     })
-  })
-})
-
-describe('backoff and budget', () => {
-  const policy = { maxRetries: 2, baseDelayMs: 100, maxDelayMs: 1000 }
-  const failure = (retryAfterSeconds?: number) =>
-    new UpstreamError('UPSTREAM_ERROR', 'GET /v1/x', 'x', { status: 503, retryAfterSeconds })
-
-  it('doubles up to the cap, with jitter between half and all of it', () => {
-    expect(retryDelayMs(policy, 0, failure(), () => 0)).toBe(50)
-    expect(retryDelayMs(policy, 0, failure(), () => 1)).toBe(100)
-    expect(retryDelayMs(policy, 1, failure(), () => 1)).toBe(200)
-    expect(retryDelayMs(policy, 8, failure(), () => 1)).toBe(1000)
-    expect(retryDelayMs(policy, 8, failure(), () => 0)).toBe(500)
-  })
-
-  it('honours a longer Retry-After', () => {
-    expect(retryDelayMs(policy, 0, failure(3), () => 0.5)).toBe(3000)
-  })
-
-  it('allows one retry per five first attempts once the reserve is spent', () => {
-    const budget = new RetryBudget(0.2, 2)
-    expect([budget.withdraw(), budget.withdraw(), budget.withdraw()]).toEqual([true, true, false])
-    for (let i = 0; i < 5; i++) budget.deposit()
-    expect([budget.withdraw(), budget.withdraw()]).toEqual([true, false])
   })
 })

@@ -28,6 +28,9 @@ export interface RedisServer {
   kill(): Promise<void>
   /** Starts it again on the same port, empty. */
   restart(): Promise<void>
+  /** Freezes it (SIGSTOP): connections stay open, nothing is answered; `thaw` (SIGCONT) ends it. */
+  freeze(): void
+  thaw(): void
   stop(): Promise<void>
 }
 
@@ -70,7 +73,21 @@ export async function startRedis(): Promise<RedisServer> {
     await exited
   }
   await launch()
-  return { url, port, kill, restart: launch, stop: kill }
+  const signal = (name: NodeJS.Signals) => () => {
+    child?.kill(name)
+  }
+  return {
+    url,
+    port,
+    kill,
+    restart: launch,
+    freeze: signal('SIGSTOP'),
+    thaw: signal('SIGCONT'),
+    stop: async () => {
+      child?.kill('SIGCONT')
+      await kill()
+    },
+  }
 }
 
 /**

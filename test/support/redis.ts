@@ -20,8 +20,8 @@ if (!redisAvailable && process.env.REQUIRE_REDIS === '1') {
 
 /**
  * Makes what `make` makes (gateways with REDIS_URL) and waits until Redis sees its `connections`
- * new client connections: a gateway's first command waits only a short while for its connection,
- * then leaves Redis alone for a few seconds, which a busy machine would turn into a flaky test.
+ * new client connections, each past ioredis's ready check (its INFO answered): until then a
+ * gateway serves without Redis, which a busy machine would turn into a flaky test.
  */
 export async function connectedWith<T>(url: string, connections: number, make: () => T) {
   const probe = new Redis(url)
@@ -36,6 +36,12 @@ export async function connectedWith<T>(url: string, connections: number, make: (
         timeout: 10_000,
       },
     )
+    // A connection that has sent nothing yet shows `cmd=NULL`; the ready check is its INFO.
+    await vi.waitFor(
+      async () => expect(String(await probe.call('CLIENT', 'LIST'))).not.toMatch(/cmd=NULL/),
+      { timeout: 10_000 },
+    )
+    await new Promise((resolve) => setTimeout(resolve, 20))
     return made
   } finally {
     probe.disconnect()
