@@ -145,6 +145,11 @@ export const environment = z.object({
       "`true`: only the manifest's operations run; anything else is `PERSISTED_QUERY_ONLY`, with no upstream call",
     ),
   GRAPHIQL: flag.default(true).describe('`false`: `/graphql` serves no GraphiQL page'),
+  SUBGRAPH: flag
+    .default(false)
+    .describe(
+      '`true`: also serve the schema as an Apollo Federation v2 subgraph (`_service`, `_entities`; `Company @key(fields: "country number")`, `List @key(fields: "listId")`), whose SDL is the repository\'s `schema.subgraph.graphql`, served at `/graphql/schema.graphql` in that mode (docs/federation.md); `false`: the served schema has neither',
+    ),
   AUTH_API_KEYS_FILE: optional(z.string().min(1)).describe(
     'with `UPSTREAM_TOKEN`: path of a JSON file `{ "<caller name>": "<SHA-256 hex of the key>" }`, read at start; a caller sends `Authorization: Bearer <key>` and is known by its name; keys are never stored in clear (docs/callers.md)',
   ),
@@ -242,6 +247,7 @@ const settings = environment
     persistedDocuments: e.PERSISTED_DOCUMENTS,
     persistedDocumentsOnly: e.PERSISTED_DOCUMENTS_ONLY,
     graphiql: e.GRAPHIQL,
+    subgraph: e.SUBGRAPH,
     authApiKeysFile: e.AUTH_API_KEYS_FILE,
     authJwt:
       e.AUTH_JWKS_URL && e.AUTH_ISSUER && e.AUTH_AUDIENCE

@@ -34,6 +34,7 @@ import { useOperationLog } from './operation/use-operation-log.js'
 import { useOperationTracing } from './operation/use-operation-tracing.js'
 import { WARM_UP } from './operation/warm-up.js'
 import { schema } from './schema/index.js'
+import { subgraphSchema, subgraphSdl } from './schema/subgraph.js'
 import { Begins } from './upstream/begin.js'
 import { ReadCache } from './upstream/cache/read-cache.js'
 import { RedisLink } from './upstream/cache/redis.js'
@@ -75,7 +76,8 @@ export function createGateway(
   let draining = false
   const graphqlEndpoint = '/graphql'
   const yoga = createYoga<Partial<typeof WARM_UP>, Context>({
-    schema,
+    // SUBGRAPH=true: the same schema with Apollo Federation's additions (docs/federation.md).
+    schema: config.subgraph ? subgraphSchema : schema,
     context: contextFactory(client, { ...config, callerId: caller.idOf }),
     graphqlEndpoint,
     landingPage: false,
@@ -96,8 +98,8 @@ export function createGateway(
       useRequestId(),
       useKnownPaths([graphqlEndpoint, SCHEMA_PATH, '/health', '/ready', '/metrics']),
       useMetricsEndpoint(metrics),
-      // schema.graphql for code generators (applied directives included).
-      useServedSchema(),
+      // schema.graphql for code generators (applied directives included); the subgraph's SDL.
+      useServedSchema(config.subgraph ? { print: () => subgraphSdl } : {}),
       useOperationLog(graphqlEndpoint, logger, metrics, caller.idOf),
       // /health (liveness) is yoga's own; ready: not draining, and the upstream answers and
       // takes our token.
