@@ -11,6 +11,7 @@ import { credentialVerifier } from './http/caller-identity.js'
 import { corsOptions, originAllowed } from './http/cors.js'
 import { useDrain } from './http/drain.js'
 import { graphiqlOptions } from './http/graphiql.js'
+import { routerTraffic } from './http/router-traffic.js'
 import { useAcceptCheck } from './http/use-accept-check.js'
 import { useBodyLimit } from './http/use-body-limit.js'
 import { callers } from './http/use-caller-identity.js'
@@ -100,7 +101,13 @@ export function createGateway(
       useMetricsEndpoint(metrics),
       // schema.graphql for code generators (applied directives included); the subgraph's SDL.
       useServedSchema(config.subgraph ? { print: () => subgraphSdl } : {}),
-      useOperationLog(graphqlEndpoint, logger, metrics, caller.idOf),
+      useOperationLog(
+        graphqlEndpoint,
+        logger,
+        metrics,
+        caller.idOf,
+        routerTraffic(config.routerSecret),
+      ),
       // /health (liveness) is yoga's own; ready: not draining, and the upstream answers and
       // takes our token.
       useReadiness(() => !draining && client.ready()),

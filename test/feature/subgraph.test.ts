@@ -1,8 +1,13 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import { describe, expect, it } from 'vitest'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { createLogger } from '../../src/observability/logger.js'
 import { bigList, claes, companyId, globalId, michiels } from '../support/fixtures.js'
+import { logSink } from '../support/log-sink.js'
 import { root } from '../support/process.js'
-import { costOf, startStack } from '../support/stack.js'
+import { costOf, demoToken, startStack } from '../support/stack.js'
 
 /**
  * SUBGRAPH=true (docs/federation.md): `_service { sdl }` is schema.subgraph.graphql, and
@@ -10,7 +15,8 @@ import { costOf, startStack } from '../support/stack.js'
  * list()): the operation's loaders, the existence rule, the estimate and its errors.
  */
 
-const stack = await startStack({ subgraph: true })
+const log = logSink()
+const stack = await startStack({ subgraph: true }, { logger: createLogger('info', log.stream) })
 const { demo } = stack
 const committed = await readFile(new URL('schema.subgraph.graphql', root), 'utf8')
 
@@ -200,6 +206,49 @@ describe('_entities', () => {
     )
     expect(refused.body.data).toBeUndefined()
     expect(refused.body.errors?.map((e) => e.extensions?.code)).toEqual(['QUERY_TOO_COSTLY'])
+    expect(demo.calls()).toEqual([])
+  })
+})
+
+describe('router traffic (SUBGRAPH_ROUTER_SECRET)', () => {
+  const secret = 'shared between the router and this gateway'
+  const dir = mkdtempSync(join(tmpdir(), 'subgraph-'))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  const manifest = join(dir, 'manifest.json')
+  writeFileSync(manifest, JSON.stringify({ one: '{ lists(first: 1) { totalCount } }' }))
+  const gateway = stack.replica({
+    persistedDocuments: manifest,
+    persistedDocumentsOnly: true,
+    routerSecret: secret,
+  })
+  const representations = [ref(claes)]
+  const ask = (headers: Record<string, string>) =>
+    gateway.post(ENTITIES, { representations }, { ...demoToken, ...headers })
+
+  it("with the secret, the router's own operations run although PERSISTED_DOCUMENTS_ONLY, and the log says router", async () => {
+    log.clear()
+    const { body } = await ask({ 'x-router-secret': secret })
+    expect(body.errors).toBeUndefined()
+    expect(body.data?._entities).toHaveLength(1)
+    expect(log.lines().find((line) => line.msg === 'operation')).toMatchObject({ router: true })
+  })
+
+  it.each([
+    ['no secret', {}],
+    ['a wrong one', { 'x-router-secret': `${secret}!` }],
+  ])('with %s, a plain operation is PERSISTED_QUERY_ONLY, before any call', async (_, headers) => {
+    const { body } = await ask(headers)
+    expect(body.errors?.map((e) => e.extensions?.code)).toEqual(['PERSISTED_QUERY_ONLY'])
+    expect(demo.calls()).toEqual([])
+  })
+
+  it('limits apply to router traffic too: over the budget is refused before any call', async () => {
+    const { body } = await gateway.post(
+      ENTITIES,
+      { representations: Array.from({ length: 1001 }, () => ref(claes)) },
+      { ...demoToken, 'x-router-secret': secret },
+    )
+    expect(body.errors?.map((e) => e.extensions?.code)).toEqual(['QUERY_TOO_COSTLY'])
     expect(demo.calls()).toEqual([])
   })
 })
