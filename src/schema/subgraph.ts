@@ -92,12 +92,24 @@ const ServiceType = new GraphQLObjectType({
   fields: { sdl: { type: GraphQLString, description: 'The subgraph schema (SDL).' } },
 })
 
-const keyed = mapSchema(schema, {
+/**
+ * Directives applied to types in the subgraph only: each entity's key, and @shareable on
+ * PageInfo, which every Relay subgraph defines alike (composition refuses a type two subgraphs
+ * resolve unless both say so).
+ */
+const TYPE_DIRECTIVES: Record<string, object> = {
+  ...Object.fromEntries(
+    Object.entries(ENTITIES).map(([name, { key }]) => [name, { key: { fields: key } }]),
+  ),
+  PageInfo: { shareable: {} },
+}
+
+const federated = mapSchema(schema, {
   [MapperKind.OBJECT_TYPE]: (type) => {
-    const entity = ENTITIES[type.name]
-    if (!entity) return type
+    const added = TYPE_DIRECTIVES[type.name]
+    if (!added) return type
     const config = type.toConfig()
-    const directives = { ...(config.extensions.directives as object), key: { fields: entity.key } }
+    const directives = { ...(config.extensions.directives as object), ...added }
     return new GraphQLObjectType({ ...config, extensions: { ...config.extensions, directives } })
   },
 })
@@ -144,7 +156,7 @@ function withFederation(base: GraphQLSchema): GraphQLSchema {
         ...config.extensions,
         directives: {
           link: [
-            { url: FEDERATION, import: ['@key', '@composeDirective'] },
+            { url: FEDERATION, import: ['@key', '@shareable', '@composeDirective'] },
             { url: NULLABILITY, import: ['@semanticNonNull'] },
           ],
           composeDirective: [{ name: '@semanticNonNull' }],
@@ -155,7 +167,7 @@ function withFederation(base: GraphQLSchema): GraphQLSchema {
 }
 
 /** The subgraph schema yoga serves with SUBGRAPH=true. */
-export const subgraphSchema = withFederation(keyed)
+export const subgraphSchema = withFederation(federated)
 
 /** Its SDL: `_service { sdl }`, schema.subgraph.graphql and /graphql/schema.graphql in that mode. */
 export const subgraphSdl = `${printSchemaWithDirectives(subgraphSchema)}\n`

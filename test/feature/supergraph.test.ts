@@ -18,15 +18,27 @@ import { demoToken, startStack } from '../support/stack.js'
 const stack = await startStack({ subgraph: true })
 const companies = await serve(stack.gateway.yoga)
 
-/** The CRM: an account manager per company, resolved from the reference alone. */
+/**
+ * The CRM: an account manager per company, resolved from the reference alone. It pages its notes
+ * the Relay way, so it has a PageInfo too.
+ */
 const crmSdl = /* GraphQL */ `
-  extend schema @link(url: "https://specs.apollo.dev/federation/v2.6", import: ["@key"])
+  extend schema
+    @link(url: "https://specs.apollo.dev/federation/v2.6", import: ["@key", "@shareable"])
   enum Country { BE NL FR }
   type Company @key(fields: "country number") {
     country: Country!
     number: String!
     "Who looks after the account."
     accountManager: String!
+    notes(first: Int): NotePage!
+  }
+  type NotePage { pageInfo: PageInfo! notes: [String!]! }
+  type PageInfo @shareable {
+    hasNextPage: Boolean!
+    hasPreviousPage: Boolean!
+    startCursor: String
+    endCursor: String
   }
 `
 const managerOf = (reference: { country: string; number: string }) =>
@@ -38,6 +50,7 @@ const crm = createYoga({
   schema: createSchema({
     typeDefs: /* GraphQL */ `
       directive @key(fields: String!) repeatable on OBJECT
+      directive @shareable on OBJECT
       directive @link(url: String!, import: [String!]) repeatable on SCHEMA
       ${crmSdl}
       scalar _Any
@@ -120,7 +133,7 @@ const restCalls = () =>
     .sort()
 
 describe('the gateway in a supergraph (Hive Gateway runtime)', () => {
-  it('composes with a subgraph that extends Company', () => {
+  it('composes with a subgraph that extends Company and has a PageInfo of its own', () => {
     expect(composed.errors).toBeUndefined()
     expect(composed.supergraphSdl).toMatch(/accountManager: String! @join__field\(graph: CRM\)/)
     // @composeDirective: the supergraph keeps @semanticNonNull on the gateway's fields.
