@@ -64,7 +64,7 @@ describe('_service', () => {
 })
 
 describe('_entities', () => {
-  it('answers known, unknown and malformed references each at its index; one statements read per known or unknown company, none for a malformed one', async () => {
+  it('answers known, unknown and malformed references each at its index; one read per known or unknown reference, none for a malformed one', async () => {
     const unknown = { country: 'NL', companyNumber: '00000001' }
     const representations = [
       ref(claes),
@@ -75,6 +75,7 @@ describe('_entities', () => {
       'not an object',
       { __typename: 'List', listId: bigList.id },
       { __typename: 'List', listId: -1 },
+      { __typename: 'List', listId: 999_999 },
     ]
     const { status, body } = await stack.post(ENTITIES, { representations })
     expect(status).toBe(200)
@@ -93,6 +94,7 @@ describe('_entities', () => {
         null,
         { __typename: 'List', listId: bigList.id, listName: bigList.name },
         null,
+        null,
       ],
     })
     expect(body.errors?.map((e) => [e.path, e.extensions?.code]).sort()).toEqual(
@@ -103,12 +105,18 @@ describe('_entities', () => {
         [['_entities', 4], 'BAD_USER_INPUT'],
         [['_entities', 5], 'BAD_USER_INPUT'],
         [['_entities', 7], 'BAD_USER_INPUT'],
+        [['_entities', 8], 'NOT_FOUND'],
       ].sort(),
     )
     expect(paths().sort()).toEqual(
-      [statementsPath(claes), statementsPath(unknown), `/v1/lists/${bigList.id}`].sort(),
+      [
+        statementsPath(claes),
+        statementsPath(unknown),
+        `/v1/lists/${bigList.id}`,
+        '/v1/lists/999999',
+      ].sort(),
     )
-    expect(costOf(body).upstreamCalls).toBe(3)
+    expect(costOf(body).upstreamCalls).toBe(4)
   })
 
   it('N references cost at most N reads: the same company twice, and once more at the root, is one statements read', async () => {
