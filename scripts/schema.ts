@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { loadConfig } from '../src/config.js'
 import { createGateway } from '../src/gateway.js'
 import { printServedSchema } from '../src/http/use-served-schema.js'
-import { subgraphSdl } from '../src/schema/subgraph.js'
+import { subgraph } from '../src/schema/subgraph.js'
 
 /**
  * Prints schema.graphql (the schema the gateway serves) and schema.subgraph.graphql (its SDL as
@@ -13,7 +13,7 @@ import { subgraphSdl } from '../src/schema/subgraph.js'
 const gateway = createGateway({ ...loadConfig({}), upstreamUrl: 'http://127.0.0.1:9' })
 const files = {
   'schema.graphql': printServedSchema(gateway.yoga.getEnveloped({}).schema),
-  'schema.subgraph.graphql': subgraphSdl,
+  'schema.subgraph.graphql': subgraph().sdl,
 }
 await gateway.close()
 

@@ -35,7 +35,7 @@ import { useOperationLog } from './operation/use-operation-log.js'
 import { useOperationTracing } from './operation/use-operation-tracing.js'
 import { WARM_UP } from './operation/warm-up.js'
 import { schema } from './schema/index.js'
-import { subgraphSchema, subgraphSdl } from './schema/subgraph.js'
+import { subgraph } from './schema/subgraph.js'
 import { Begins } from './upstream/begin.js'
 import { ReadCache } from './upstream/cache/read-cache.js'
 import { RedisLink } from './upstream/cache/redis.js'
@@ -76,9 +76,10 @@ export function createGateway(
   const { client } = upstream
   let draining = false
   const graphqlEndpoint = '/graphql'
+  const served = config.subgraph ? subgraph() : undefined
   const yoga = createYoga<Partial<typeof WARM_UP>, Context>({
     // SUBGRAPH=true: the same schema with Apollo Federation's additions (docs/federation.md).
-    schema: config.subgraph ? subgraphSchema : schema,
+    schema: served?.schema ?? schema,
     context: contextFactory(client, { ...config, callerId: caller.idOf }),
     graphqlEndpoint,
     landingPage: false,
@@ -100,7 +101,7 @@ export function createGateway(
       useKnownPaths([graphqlEndpoint, SCHEMA_PATH, '/health', '/ready', '/metrics']),
       useMetricsEndpoint(metrics),
       // schema.graphql for code generators (applied directives included); the subgraph's SDL.
-      useServedSchema(config.subgraph ? { print: () => subgraphSdl } : {}),
+      useServedSchema(served ? { print: () => served.sdl } : {}),
       useOperationLog(
         graphqlEndpoint,
         logger,

@@ -104,15 +104,16 @@ const TYPE_DIRECTIVES: Record<string, object> = {
   PageInfo: { shareable: {} },
 }
 
-const federated = mapSchema(schema, {
-  [MapperKind.OBJECT_TYPE]: (type) => {
-    const added = TYPE_DIRECTIVES[type.name]
-    if (!added) return type
-    const config = type.toConfig()
-    const directives = { ...(config.extensions.directives as object), ...added }
-    return new GraphQLObjectType({ ...config, extensions: { ...config.extensions, directives } })
-  },
-})
+const withTypeDirectives = (base: GraphQLSchema) =>
+  mapSchema(base, {
+    [MapperKind.OBJECT_TYPE]: (type) => {
+      const added = TYPE_DIRECTIVES[type.name]
+      if (!added) return type
+      const config = type.toConfig()
+      const directives = { ...(config.extensions.directives as object), ...added }
+      return new GraphQLObjectType({ ...config, extensions: { ...config.extensions, directives } })
+    },
+  })
 
 function withFederation(base: GraphQLSchema): GraphQLSchema {
   const config = base.toConfig()
@@ -130,7 +131,7 @@ function withFederation(base: GraphQLSchema): GraphQLSchema {
       _service: {
         type: new GraphQLNonNull(ServiceType),
         description: 'The subgraph schema, for a router or registry to compose.',
-        resolve: () => ({ sdl: subgraphSdl }),
+        resolve: () => ({ sdl: subgraph().sdl }),
       },
       _entities: {
         type: new GraphQLNonNull(new GraphQLList(EntityType)),
@@ -166,8 +167,17 @@ function withFederation(base: GraphQLSchema): GraphQLSchema {
   )
 }
 
-/** The subgraph schema yoga serves with SUBGRAPH=true. */
-export const subgraphSchema = withFederation(federated)
+let built: { schema: GraphQLSchema; sdl: string } | undefined
 
-/** Its SDL: `_service { sdl }`, schema.subgraph.graphql and /graphql/schema.graphql in that mode. */
-export const subgraphSdl = `${printSchemaWithDirectives(subgraphSchema)}\n`
+/**
+ * The subgraph schema yoga serves with SUBGRAPH=true, and its SDL: `_service { sdl }`,
+ * schema.subgraph.graphql and /graphql/schema.graphql in that mode. Built on first use, so the
+ * default mode neither pays for it nor depends on it.
+ */
+export function subgraph(): { schema: GraphQLSchema; sdl: string } {
+  if (!built) {
+    const federated = withFederation(withTypeDirectives(schema))
+    built = { schema: federated, sdl: `${printSchemaWithDirectives(federated)}\n` }
+  }
+  return built
+}
