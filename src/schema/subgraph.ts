@@ -37,40 +37,47 @@ type Representation = Record<string, unknown>
  * path a root field takes (company(), list()): the same loaders, existence rule and errors. A
  * malformed one is BAD_USER_INPUT, thrown before any read.
  */
-const ENTITIES: Record<
+const ENTITIES = new Map<
   string,
   {
     key: string
     resolve(reference: Representation, ctx: Context, info: GraphQLResolveInfo): Promise<object>
   }
-> = {
-  Company: {
-    key: 'country number',
-    resolve: ({ country, number }, ctx, info) => {
-      if (!COUNTRIES.includes(country as never) || typeof number !== 'string') {
-        throw badUserInput('A Company reference needs a country (BE, NL or FR) and a number.')
-      }
-      return companyByNumber(companyFromInput(country as never, number), ctx, info)
+>(
+  Object.entries({
+    Company: {
+      key: 'country number',
+      resolve: ({ country, number }, ctx, info) => {
+        if (!COUNTRIES.includes(country as never) || typeof number !== 'string') {
+          throw badUserInput('A Company reference needs a country (BE, NL or FR) and a number.')
+        }
+        return companyByNumber(companyFromInput(country as never, number), ctx, info)
+      },
     },
-  },
-  List: {
-    key: 'listId',
-    resolve: ({ listId }, ctx, info) => {
-      if (!Number.isInteger(listId) || (listId as number) < 0 || (listId as number) > 2 ** 31 - 1) {
-        throw badUserInput('A List reference needs a listId: an Int, not negative.')
-      }
-      return listById(listId as number, ctx, info)
+    List: {
+      key: 'listId',
+      resolve: ({ listId }, ctx, info) => {
+        if (
+          !Number.isInteger(listId) ||
+          (listId as number) < 0 ||
+          (listId as number) > 2 ** 31 - 1
+        ) {
+          throw badUserInput('A List reference needs a listId: an Int, not negative.')
+        }
+        return listById(listId as number, ctx, info)
+      },
     },
-  },
-}
+  }),
+)
 
 /** One representation: its entity's value with `__typename`, or its own error. */
 async function resolveReference(reference: unknown, ctx: Context, info: GraphQLResolveInfo) {
   const typename = (reference as Representation | null)?.__typename
-  const entity = typeof typename === 'string' ? ENTITIES[typename] : undefined
+  // A Map, not an object: a __typename such as "constructor" names nothing.
+  const entity = typeof typename === 'string' ? ENTITIES.get(typename) : undefined
   if (!entity || typeof reference !== 'object' || Array.isArray(reference)) {
     throw badUserInput(
-      `A representation is an object with the __typename of an entity (${Object.keys(ENTITIES).join(', ')}) and its key fields.`,
+      `A representation is an object with the __typename of an entity (${[...ENTITIES.keys()].join(', ')}) and its key fields.`,
     )
   }
   // A fresh object: the value may be the read cache's answer, frozen and shared.
@@ -98,9 +105,7 @@ const ServiceType = new GraphQLObjectType({
  * resolve unless both say so).
  */
 const TYPE_DIRECTIVES: Record<string, object> = {
-  ...Object.fromEntries(
-    Object.entries(ENTITIES).map(([name, { key }]) => [name, { key: { fields: key } }]),
-  ),
+  ...Object.fromEntries([...ENTITIES].map(([name, { key }]) => [name, { key: { fields: key } }])),
   PageInfo: { shareable: {} },
 }
 
@@ -121,7 +126,7 @@ function withFederation(base: GraphQLSchema): GraphQLSchema {
   const EntityType = new GraphQLUnionType({
     name: '_Entity',
     description: 'Every type a router may resolve by its key.',
-    types: Object.keys(ENTITIES).map((name) => base.getType(name) as GraphQLObjectType),
+    types: [...ENTITIES.keys()].map((name) => base.getType(name) as GraphQLObjectType),
     resolveType: (value: { __typename: string }) => value.__typename,
   })
   const root = new GraphQLObjectType({
@@ -137,7 +142,12 @@ function withFederation(base: GraphQLSchema): GraphQLSchema {
         type: new GraphQLNonNull(new GraphQLList(EntityType)),
         description:
           'The entities the router refers to, in its order; each answers on its own: a malformed reference is null with BAD_USER_INPUT (no upstream call), an unknown one null with NOT_FOUND.',
-        args: { representations: { type: new GraphQLNonNull(new GraphQLList(nonNullAny)) } },
+        args: {
+          representations: {
+            type: new GraphQLNonNull(new GraphQLList(nonNullAny)),
+            description: 'References to entities: each its `__typename` and its key fields.',
+          },
+        },
         // A representation costs its own read (statements, list details) and what is selected.
         extensions: upstreamCost({
           fanOut: (args) => (args.representations as unknown[]).length,

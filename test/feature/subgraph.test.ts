@@ -76,6 +76,7 @@ describe('_entities', () => {
       { __typename: 'List', listId: bigList.id },
       { __typename: 'List', listId: -1 },
       { __typename: 'List', listId: 999_999 },
+      { __typename: 'constructor' },
     ]
     const { status, body } = await stack.post(ENTITIES, { representations })
     expect(status).toBe(200)
@@ -95,6 +96,7 @@ describe('_entities', () => {
         { __typename: 'List', listId: bigList.id, listName: bigList.name },
         null,
         null,
+        null,
       ],
     })
     expect(body.errors?.map((e) => [e.path, e.extensions?.code]).sort()).toEqual(
@@ -106,6 +108,7 @@ describe('_entities', () => {
         [['_entities', 5], 'BAD_USER_INPUT'],
         [['_entities', 7], 'BAD_USER_INPUT'],
         [['_entities', 8], 'NOT_FOUND'],
+        [['_entities', 9], 'BAD_USER_INPUT'],
       ].sort(),
     )
     expect(paths().sort()).toEqual(
