@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createLogger } from '../../src/observability/logger.js'
 import { bigList, claes, companyId, globalId, michiels } from '../support/fixtures.js'
+import { multipartParts, reassemble } from '../support/incremental.js'
 import { logSink } from '../support/log-sink.js'
 import { root } from '../support/process.js'
 import { costOf, demoToken, startStack } from '../support/stack.js'
@@ -199,6 +200,31 @@ describe('_entities', () => {
     expect(body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
       [['_entities', 0, 'name'], 'UPSTREAM_ERROR'],
     ])
+  })
+
+  it('answers the same cold and warm from the cache of reads (its values frozen and shared), and with @defer', async () => {
+    const cached = stack.replica({ subgraph: true, cacheTtlSeconds: 300 })
+    const representations = [ref(claes), { __typename: 'List', listId: bigList.id }]
+    const cold = await cached.post(ENTITIES, { representations })
+    const warm = await cached.post(ENTITIES, { representations })
+    expect(cold.body.errors).toBeUndefined()
+    expect(warm.body.data).toEqual(cold.body.data)
+    expect(costOf(warm.body).upstreamCalls).toBe(0)
+    const deferred = await cached.request({
+      headers: { ...demoToken, accept: 'multipart/mixed' },
+      body: {
+        query: ENTITIES.replace(
+          '... on Company { id number name }',
+          '... on Company { id ... @defer { number name } }',
+        ),
+        variables: { representations },
+      },
+    })
+    expect(deferred.headers.get('content-type')).toMatch(/^multipart\/mixed/)
+    const parts = multipartParts(deferred)
+    expect(parts.length).toBeGreaterThan(1)
+    expect(reassemble(parts)).toEqual({ data: cold.body.data, errors: [] })
+    await cached.close()
   })
 
   it('counts each reference in the estimate and refuses, before any call, what is over the budget', async () => {
