@@ -145,6 +145,14 @@ export const environment = z.object({
       "`true`: only the manifest's operations run; anything else is `PERSISTED_QUERY_ONLY`, with no upstream call",
     ),
   GRAPHIQL: flag.default(true).describe('`false`: `/graphql` serves no GraphiQL page'),
+  SUBGRAPH: flag
+    .default(false)
+    .describe(
+      '`true`: also serve the schema as an Apollo Federation v2 subgraph (`_service`, `_entities`; `Company @key(fields: "country number")`, `List @key(fields: "listId")`), whose SDL is the repository\'s `schema.subgraph.graphql`, served at `/graphql/schema.graphql` in that mode (docs/federation.md); `false`: the served schema has neither',
+    ),
+  SUBGRAPH_ROUTER_SECRET: optional(z.string().min(16, 'must be at least 16 characters')).describe(
+    'with `SUBGRAPH=true`: a secret shared with the supergraph router, which sends it in `X-Router-Secret`; requests that carry it are router traffic: `PERSISTED_DOCUMENTS_ONLY` does not apply to them (the router enforces it: its operations are in no manifest) and their log line says `router: true`; every other limit does. Needed with `SUBGRAPH=true` and `PERSISTED_DOCUMENTS_ONLY=true`',
+  ),
   AUTH_API_KEYS_FILE: optional(z.string().min(1)).describe(
     'with `UPSTREAM_TOKEN`: path of a JSON file `{ "<caller name>": "<SHA-256 hex of the key>" }`, read at start; a caller sends `Authorization: Bearer <key>` and is known by its name; keys are never stored in clear (docs/callers.md)',
   ),
@@ -213,6 +221,20 @@ const settings = environment
       })
     }
   })
+  .superRefine((e, context) => {
+    const issue = (path: string, message: string) =>
+      context.addIssue({ code: 'custom', path: [path], message })
+    if (e.SUBGRAPH_ROUTER_SECRET !== undefined && !e.SUBGRAPH) {
+      issue('SUBGRAPH_ROUTER_SECRET', 'is only read with SUBGRAPH=true')
+    }
+    // The router's operations are in no manifest: without the secret none of them could run.
+    if (e.SUBGRAPH && e.PERSISTED_DOCUMENTS_ONLY && e.SUBGRAPH_ROUTER_SECRET === undefined) {
+      issue(
+        'SUBGRAPH_ROUTER_SECRET',
+        "must be set with SUBGRAPH=true and PERSISTED_DOCUMENTS_ONLY=true: the router's operations are in no manifest",
+      )
+    }
+  })
   // The same settings under the names the code uses.
   .transform((e) => ({
     port: e.PORT,
@@ -242,6 +264,8 @@ const settings = environment
     persistedDocuments: e.PERSISTED_DOCUMENTS,
     persistedDocumentsOnly: e.PERSISTED_DOCUMENTS_ONLY,
     graphiql: e.GRAPHIQL,
+    subgraph: e.SUBGRAPH,
+    routerSecret: e.SUBGRAPH_ROUTER_SECRET,
     authApiKeysFile: e.AUTH_API_KEYS_FILE,
     authJwt:
       e.AUTH_JWKS_URL && e.AUTH_ISSUER && e.AUTH_AUDIENCE

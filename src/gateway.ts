@@ -10,6 +10,7 @@ import { credentialVerifier } from './http/caller-identity.js'
 import { corsOptions, originAllowed } from './http/cors.js'
 import { useDrain } from './http/drain.js'
 import { graphiqlOptions } from './http/graphiql.js'
+import { routerTraffic } from './http/router-traffic.js'
 import { useAcceptCheck } from './http/use-accept-check.js'
 import { useBodyLimit } from './http/use-body-limit.js'
 import { callers } from './http/use-caller-identity.js'
@@ -33,6 +34,7 @@ import { useOperationLog } from './operation/use-operation-log.js'
 import { useOperationTracing } from './operation/use-operation-tracing.js'
 import { WARM_UP } from './operation/warm-up.js'
 import { schema } from './schema/index.js'
+import { subgraph } from './schema/subgraph.js'
 import { ReadCache } from './upstream/cache.js'
 import { UpstreamClient, type UpstreamClientOptions } from './upstream/client.js'
 import { RedisLink } from './upstream/redis.js'
@@ -69,8 +71,10 @@ export function createGateway(
   const { client } = upstream
   let draining = false
   const graphqlEndpoint = '/graphql'
+  const served = config.subgraph ? subgraph() : undefined
   const yoga = createYoga<Partial<typeof WARM_UP>, Context>({
-    schema,
+    // SUBGRAPH=true: the same schema with Apollo Federation's additions (docs/federation.md).
+    schema: served?.schema ?? schema,
     context: contextFactory(client, { ...config, callerId: caller.idOf }),
     graphqlEndpoint,
     landingPage: false,
@@ -95,9 +99,15 @@ export function createGateway(
       useRequestId(),
       useKnownPaths([graphqlEndpoint, SCHEMA_PATH, '/health', '/ready', '/metrics']),
       useMetricsEndpoint(metrics),
-      // schema.graphql for code generators (applied directives included).
-      useServedSchema(),
-      useOperationLog(graphqlEndpoint, logger, metrics, caller.idOf),
+      // schema.graphql for code generators (applied directives included); the subgraph's SDL.
+      useServedSchema(served ? { print: () => served.sdl } : {}),
+      useOperationLog(
+        graphqlEndpoint,
+        logger,
+        metrics,
+        caller.idOf,
+        routerTraffic(config.routerSecret),
+      ),
       // /health (liveness) is yoga's own; ready: not draining, and the upstream answers and
       // takes our token.
       useReadiness(() => !draining && client.ready()),

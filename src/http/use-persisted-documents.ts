@@ -5,6 +5,7 @@ import type { GraphQLParams, Plugin } from 'graphql-yoga'
 import { z } from 'zod'
 import { type Config, ConfigError } from '../config.js'
 import { httpError, refusal } from '../errors/graphql-errors.js'
+import { routerTraffic } from './router-traffic.js'
 
 /**
  * Persisted documents (PERSISTED_DOCUMENTS, PERSISTED_DOCUMENTS_ONLY in contract/runtime.md).
@@ -31,6 +32,9 @@ import { httpError, refusal } from '../errors/graphql-errors.js'
  * The first two answer like the gateway's other refusals before execution: HTTP 400 to
  * application/graphql-response+json, 200 to application/json (GraphQL over HTTP). All reach the
  * operation log and `gateway_operations_total` as `refused` (no `data`).
+ *
+ * Router traffic (SUBGRAPH_ROUTER_SECRET) is not held to PERSISTED_DOCUMENTS_ONLY: the router
+ * enforces it, and the operations it generates are in no manifest.
  *
  * Neither setting: no plugin at all, so requests pay nothing for the feature.
  */
@@ -105,7 +109,8 @@ function apolloHashOf(params: GraphQLParams): unknown {
 export type PersistedDocumentSettings = Pick<
   Config,
   'persistedDocuments' | 'persistedDocumentsOnly'
->
+> &
+  Partial<Pick<Config, 'routerSecret'>>
 
 /**
  * The yoga plugins of the settings: none without PERSISTED_DOCUMENTS, else the manifest's lookup
@@ -131,7 +136,7 @@ export function usePersistedDocuments(settings: PersistedDocumentSettings): Plug
   }
   return [
     usePersistedOperations({
-      allowArbitraryOperations: !only,
+      allowArbitraryOperations: only ? (routerTraffic(settings.routerSecret) ?? false) : true,
       extractPersistedOperationId: idOf,
       getPersistedOperation: (id) => lookUp(documents, id),
       customErrors: {

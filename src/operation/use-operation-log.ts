@@ -45,11 +45,13 @@ export function useOperationLog(
   logger: Logger | undefined,
   metrics: GatewayMetrics,
   callerId: CallerId,
+  /** SUBGRAPH_ROUTER_SECRET: whether a request is the supergraph router's. */
+  isRouter?: (request: Request) => boolean,
 ): Plugin<Context> {
   const entries = new WeakMap<Request, Entry>()
   const report = (request: Request, entry: Entry, status: number) => {
     entries.delete(request)
-    logOperation(request, entry, status, logger, metrics, callerId)
+    logOperation(request, entry, status, logger, metrics, callerId, isRouter?.(request))
   }
   return {
     onRequest({ request, url, serverContext }) {
@@ -115,6 +117,7 @@ function logOperation(
   logger: Logger | undefined,
   metrics: GatewayMetrics,
   callerId: CallerId,
+  router: boolean | undefined,
 ) {
   const outcome = entry.outcome ?? 'refused'
   const ms = performance.now() - entry.started
@@ -131,6 +134,7 @@ function logOperation(
       cacheHits: entry.context?.operation.cacheHits ?? 0,
       errors: entry.codes?.length ? entry.codes : undefined,
       streamed: entry.streamed,
+      router: router || undefined,
     },
     'operation',
   )

@@ -35,6 +35,8 @@ describe('settings', () => {
       persistedDocuments: undefined,
       persistedDocumentsOnly: false,
       graphiql: true,
+      subgraph: false,
+      routerSecret: undefined,
       authApiKeysFile: undefined,
       authJwt: undefined,
       corsMaxAgeSeconds: 600,
@@ -54,6 +56,8 @@ describe('settings', () => {
     ['CACHE_TTL_SECONDS', '-1'],
     ['UPSTREAM_RATE_LIMIT', '0'],
     ['GRAPHIQL', 'no'],
+    ['SUBGRAPH', 'yes'],
+    ['SUBGRAPH_ROUTER_SECRET', 'short'],
     ['PERSISTED_DOCUMENTS_ONLY', 'yes'],
     ['SHUTDOWN_TIMEOUT_MS', '0'],
     ['UPSTREAM_TIMEOUT_MS', '0'],
@@ -74,6 +78,27 @@ describe('settings', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(
       new RegExp(`^Invalid setting ${name}: [^\\n]+$`),
     )
+  })
+})
+
+describe('subgraph settings', () => {
+  const secret = 'a secret the router and the gateway share'
+  it('takes SUBGRAPH_ROUTER_SECRET only with SUBGRAPH=true', () => {
+    expect(loadConfig({ SUBGRAPH: 'true', SUBGRAPH_ROUTER_SECRET: secret })).toMatchObject({
+      subgraph: true,
+      routerSecret: secret,
+    })
+    expect(() => loadConfig({ SUBGRAPH_ROUTER_SECRET: secret })).toThrow(
+      /^Invalid setting SUBGRAPH_ROUTER_SECRET: is only read with SUBGRAPH=true$/,
+    )
+  })
+
+  it("needs it with PERSISTED_DOCUMENTS_ONLY: the router's operations are in no manifest", () => {
+    const only = { SUBGRAPH: 'true', PERSISTED_DOCUMENTS_ONLY: 'true' }
+    expect(() => loadConfig(only)).toThrow(
+      /^Invalid setting SUBGRAPH_ROUTER_SECRET: must be set with SUBGRAPH=true and PERSISTED_DOCUMENTS_ONLY=true[^\n]+$/,
+    )
+    expect(loadConfig({ ...only, SUBGRAPH_ROUTER_SECRET: secret }).routerSecret).toBe(secret)
   })
 })
 

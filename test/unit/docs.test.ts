@@ -14,12 +14,6 @@ const root = new URL('../../', import.meta.url)
 const read = (path: string) => readFileSync(new URL(path, root), 'utf8')
 const contract = read('contract/runtime.md')
 
-/**
- * Settings contract/runtime.md lists which the gateway does not have yet (issue 30).
- * Remove a name here when it is built.
- */
-const NOT_YET_BUILT = new Set<string>(['SUBGRAPH'])
-
 /** The body of a `## heading` section: up to the next heading of the same level. */
 function section(markdown: string, heading: string): string {
   const lines = markdown.split('\n')
@@ -90,26 +84,10 @@ describe('the code covers contract/runtime.md', () => {
   )
   const catalogue = new Set(settingsCatalogue().map((s) => s.name))
 
-  it('has every setting of the contract, but those not built yet', () => {
+  it('has every setting of the contract', () => {
     expect(contractSettings).toContain('PORT')
-    expect(contractSettings).toContain('OTEL_EXPORTER_OTLP_ENDPOINT')
-    expect(
-      contractSettings.filter((name) => !catalogue.has(name) && !NOT_YET_BUILT.has(name)),
-    ).toEqual([])
-  })
-
-  it('NOT_YET_BUILT names settings of the contract that no code reads yet', () => {
-    const sources = readdirSync(new URL('src/', root), { recursive: true, encoding: 'utf8' })
-      .filter((path) => path.endsWith('.ts'))
-      .map((path) => read(`src/${path}`))
-    for (const name of NOT_YET_BUILT) {
-      expect(contractSettings, name).toContain(name)
-      expect(catalogue.has(name), name).toBe(false)
-      expect(
-        sources.some((source) => source.includes(name)),
-        name,
-      ).toBe(false)
-    }
+    expect(contractSettings).toContain('SUBGRAPH')
+    expect(contractSettings.filter((name) => !catalogue.has(name))).toEqual([])
   })
 
   it('has every error code of the contract in ERROR_CODES', () => {
