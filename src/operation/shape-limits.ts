@@ -25,7 +25,8 @@ export const MAX_DIRECTIVES = 20
  */
 export const MAX_REPEATED_FIELD = 30
 
-/** The most times one response key is selected in one selection set, fragments spread in. */
+/** The most field nodes of one response key in one selection set, each fragment spread in once
+ *  (as graphql-js's check collects them: fragments spreading each other do not multiply). */
 function mostRepeated(document: DocumentNode): number {
   const fragments = new Map<string, SelectionSetNode>()
   for (const definition of document.definitions) {
@@ -33,31 +34,27 @@ function mostRepeated(document: DocumentNode): number {
       fragments.set(definition.name.value, definition.selectionSet)
     }
   }
-  const counted = new Map<SelectionSetNode, Map<string, number>>()
-  const countsOf = (set: SelectionSetNode, spreading: ReadonlySet<string>) => {
-    let counts = counted.get(set)
-    if (counts) return counts
-    counts = new Map<string, number>()
-    const add = (key: string, n: number) => counts?.set(key, (counts.get(key) ?? 0) + n)
-    for (const selection of set.selections) {
-      if (selection.kind === Kind.FIELD) add((selection.alias ?? selection.name).value, 1)
-      else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        for (const [key, n] of countsOf(selection.selectionSet, spreading)) add(key, n)
-      } else {
-        const name = selection.name.value
-        const inner = fragments.get(name)
-        // A cycle is validation's to refuse.
-        if (!inner || spreading.has(name)) continue
-        for (const [key, n] of countsOf(inner, new Set([...spreading, name]))) add(key, n)
-      }
-    }
-    counted.set(set, counts)
-    return counts
-  }
   let most = 0
   visit(document, {
-    SelectionSet(set) {
-      for (const n of countsOf(set, new Set()).values()) most = Math.max(most, n)
+    SelectionSet(top) {
+      const counts = new Map<string, number>()
+      const spread = new Set<string>()
+      const walk = (set: SelectionSetNode) => {
+        for (const selection of set.selections) {
+          if (selection.kind === Kind.FIELD) {
+            const key = (selection.alias ?? selection.name).value
+            const n = (counts.get(key) ?? 0) + 1
+            counts.set(key, n)
+            most = Math.max(most, n)
+          } else if (selection.kind === Kind.INLINE_FRAGMENT) walk(selection.selectionSet)
+          else if (!spread.has(selection.name.value)) {
+            spread.add(selection.name.value)
+            const inner = fragments.get(selection.name.value)
+            if (inner) walk(inner)
+          }
+        }
+      }
+      walk(top)
     },
   })
   return most
