@@ -25,8 +25,8 @@ export class Loaders {
    * first-payload field that asks for it later, even once it is sent, makes it not deferred.
    */
   private readonly scopes = new Map<string, OwnScope>()
-  /** First-payload reads not settled: each may need a retry from the budget. */
-  private pending = 0
+  /** First-payload reads that failed once and are not settled: each needs a retry's call. */
+  private retrying = 0
 
   constructor(
     client: UpstreamClient,
@@ -45,33 +45,30 @@ export class Loaders {
     const load = this.reads.load(request) as Promise<T>
     const own = this.scopes.get(request.key)
     if (!own) this.scopes.set(request.key, this.scopeOf(deferred, load))
-    else if (own.deferred && !deferred) {
-      own.deferred = false
-      this.holds(load)
-    }
+    else if (!deferred) own.deferred = false
     return load
   }
 
   /**
-   * A read's scope. Where the budget is short a deferred read is refused first: it may not take
-   * the calls the first payload's reads in flight may need for a retry, so the first payload does
-   * not depend on @defer.
+   * A read's scope. A deferred read may not take the calls that first-payload reads waiting for a
+   * retry need, so the first payload does not depend on @defer; within the estimate, none waits.
    */
   private scopeOf(deferred: boolean, load: Promise<unknown>): OwnScope {
     const { scope } = this
     const own: OwnScope = Object.create(scope)
     own.deferred = deferred
     own.spend = () =>
-      own.deferred && scope.limit - scope.upstreamCalls <= this.pending ? false : scope.spend()
-    if (!deferred) this.holds(load)
-    return own
-  }
-
-  private holds(load: Promise<unknown>) {
-    this.pending++
-    const settled = () => {
-      this.pending--
+      own.deferred && scope.limit - scope.upstreamCalls <= this.retrying ? false : scope.spend()
+    let counted = false
+    own.retrying = () => {
+      if (own.deferred || counted) return
+      counted = true
+      this.retrying++
+      const settled = () => {
+        this.retrying--
+      }
+      load.then(settled, settled)
     }
-    load.then(settled, settled)
+    return own
   }
 }

@@ -35,6 +35,8 @@ export interface ReadScope {
   /** True while the read is wanted only by a `@defer`red part (the loaders' per-read scope turns it
    *  false when a first-payload field asks): where a budget is short, deferred reads give way. */
   readonly deferred?: boolean
+  /** Told when a failed attempt will be retried (the loaders keep that call for it). */
+  retrying?(): void
 }
 
 /** One read as the stages of the read path see it. */

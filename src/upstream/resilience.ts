@@ -125,7 +125,9 @@ export class Resilience {
       ? 0
       : retryDelayMs(this.policy, n - 1, failure.retryAfterSeconds)
     if (Date.now() + delay >= read.readDeadline) return undefined
-    return this.budget.withdraw(read.scope.deferred) ? delay : undefined
+    if (!this.budget.withdraw(read.scope.deferred)) return undefined
+    read.scope.retrying?.()
+    return delay
   }
 
   private circuitOf({ template, tokenKey, endpoint }: Read): Circuit | undefined {

@@ -70,7 +70,7 @@ describe('Loaders', () => {
     expect(sent).toHaveLength(3)
   })
 
-  it("keeps, where the budget is short, the calls the first payload's reads in flight may need", async () => {
+  it('keeps, where the budget is short, the call a first-payload read waiting for its retry needs', async () => {
     const { client, sent } = fakeClient()
     let used = 0
     const scope = {
@@ -85,11 +85,13 @@ describe('Loaders', () => {
     void loaders.read(thing, { id: 2 }, true)
     void loaders.read(thing, { id: 3 }, true)
     await tick()
-    // The first-payload read is sent; one deferred read may follow, the last call is kept.
+    // Within the estimate nothing is kept: the first-payload read and one deferred read are sent.
     expect(sent[0]?.scope.spend()).toBe(true)
     expect(sent[1]?.scope.spend()).toBe(true)
+    // The first-payload read failed and will be retried: the last call is its, not the deferred one's.
+    sent[0]?.scope.retrying?.()
+    sent[1]?.scope.retrying?.()
     expect(sent[2]?.scope.spend()).toBe(false)
-    // Its retry has the call.
     expect(sent[0]?.scope.spend()).toBe(true)
     // Once it has landed, nothing is kept for it.
     used = 2
