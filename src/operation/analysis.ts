@@ -190,7 +190,7 @@ export function analysisCache(): typeof analyse {
       cache = new LRUCache({ max: 64 })
       analyses.set(document, cache)
     }
-    const key = `${operation.name?.value ?? ''}\n${JSON.stringify(variables, shapeOnly)}`
+    const key = `${operation.name?.value ?? ''}\n${shapeOf(variables)}`
     let analysis = cache.get(key)
     if (analysis === undefined) {
       analysis = analyse(schema, document, operation, variables)
@@ -200,4 +200,15 @@ export function analysisCache(): typeof analyse {
   }
 }
 
-const shapeOnly = (_key: string, value: unknown) => (typeof value === 'string' ? '' : value)
+/** The key of a value's shape; below 8 levels (only `_Any` goes there) nothing counts, so JSON
+ *  nested thousands deep costs no stack. */
+function shapeOf(value: unknown, depth = 0): string {
+  if (typeof value === 'string') return '""'
+  if (typeof value !== 'object' || value === null) return String(value)
+  if (depth > 8) return '…'
+  if (Array.isArray(value)) return `[${value.map((item) => shapeOf(item, depth + 1))}]`
+  const entries = Object.entries(value).map(
+    ([k, v]) => `${JSON.stringify(k)}:${shapeOf(v, depth + 1)}`,
+  )
+  return `{${entries}}`
+}

@@ -140,6 +140,19 @@ describe('_entities', () => {
     expect(paths().sort()).toEqual([statementsPath(claes), statementsPath(michiels)].sort())
   })
 
+  it('a reference carrying JSON nested thousands deep is answered like the others, not an internal error', async () => {
+    const deep = `${'['.repeat(5000)}"end"${']'.repeat(5000)}`
+    const representations = `[${JSON.stringify(ref(claes))},${JSON.stringify(ref(michiels)).replace('}', `,"extra":${deep}}`)}]`
+    const answer = await stack.request({
+      headers: { 'content-type': 'application/json', accept: 'application/json', ...demoToken },
+      body: `{"query":${JSON.stringify(ENTITIES)},"variables":{"representations":${representations}}}`,
+    })
+    expect(answer.status).toBe(200)
+    const body = answer.json()
+    expect(body.errors).toBeUndefined()
+    expect(body.data?._entities).toMatchObject([{ name: claes.name }, { name: michiels.name }])
+  })
+
   it('accepts a number as company() does (spaces, dots, a country prefix) and answers it normalised', async () => {
     const { body } = await stack.post(ENTITIES, {
       representations: [{ __typename: 'Company', country: 'BE', number: 'BE 0922.178.703' }],
