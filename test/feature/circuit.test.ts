@@ -150,9 +150,11 @@ describe('half-open', () => {
         settled++
       }),
     )
-    // Four are answered while the probe is still held upstream.
-    await vi.waitFor(() => expect(settled).toBe(4))
-    expect(demo.calls()).toHaveLength(1)
+    // Four are answered while the probe is still held upstream (it reaches it after its turn).
+    await vi.waitFor(() => {
+      expect(settled).toBe(4)
+      expect(demo.calls()).toHaveLength(1)
+    })
     held.release()
     const answers = await Promise.all(reads)
     expect(answers.filter((a) => a.body.errors === undefined)).toHaveLength(1)
