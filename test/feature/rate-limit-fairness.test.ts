@@ -78,7 +78,8 @@ async function burstThenOneRead(heavy: Client, light: Client) {
  */
 const notBehindTheBurst = ({ before, given }: ReturnType<typeof turnsOf>) => {
   expect(before).toBeGreaterThanOrEqual(rate)
-  expect(given?.kind).toBe('later')
+  // On a busy machine the bucket may have refilled before the burst's next reads asked: then it
+  // goes at once (waitMs 0), which keeps the promise too.
   expect(given?.waitMs).toBeLessThanOrEqual((2 * 1000) / rate + 1)
 }
 
