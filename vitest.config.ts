@@ -29,8 +29,8 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           globalSetup: ['test/e2e/build-dist.ts', 'test/e2e/build-examples.ts'],
           // Processes start and stop: slower than a request, much slower on a loaded machine.
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
         },
       },
     ],
