@@ -56,13 +56,21 @@ export class ReadCache {
 
   /** Stores an answer read now for `ttlSeconds` (0: kept nowhere, and removed). Resolves once
    *  Redis has it; never rejects. */
-  async store(key: string, value: unknown, size: number, ttlSeconds: number): Promise<void> {
-    if (ttlSeconds <= 0) return this.forget(key)
+  /** Keeps `value` in both tiers; false when Redis did not take it (down, or the TTL is none). */
+  async store(key: string, value: unknown, size: number, ttlSeconds: number): Promise<boolean> {
+    if (ttlSeconds <= 0) {
+      await this.forget(key)
+      return false
+    }
     const freshUntil = Date.now() + ttlSeconds * 1000
     this.keep(key, deepFreeze(value), freshUntil, size)
-    if (!this.options.redis) return
+    if (!this.options.redis) return true
     const [stored, px] = [`${freshUntil} ${JSON.stringify(value)}`, ttlSeconds * 1000]
-    await this.options.redis.run((c) => c.set(readKey(key), stored, 'PX', px)).catch(() => {})
+    const set = this.options.redis.run((c) => c.set(readKey(key), stored, 'PX', px))
+    return set.then(
+      () => true,
+      () => false,
+    )
   }
 
   /** Removes `key` from both tiers: no replica answers it again once it looks at Redis. */

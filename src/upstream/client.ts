@@ -165,7 +165,8 @@ export class UpstreamClient {
       })
       if (this.serviceTokenKey === undefined) this.options.onTokenAccepted?.(tokenKey)
       const ttl = ttlOf(answer.cacheControl) ?? cache?.options.ttlSeconds ?? 0
-      await cache?.store(key, answer.value, answer.text.length, ttl)
+      // Not taken by Redis: the lock goes (else it would stand till its PX with no answer).
+      if (!(await cache?.store(key, answer.value, answer.text.length, ttl))) unlock()
       return { value: answer.value, result: 'miss' }
     } catch (error) {
       const failure = error as UpstreamError

@@ -5,10 +5,11 @@ import { type RedisLink, readKey } from './redis.js'
 
 /** Stage 3, reads in flight, joined only once sent: here, the attempt under way; across replicas,
  *  a lock on the read's Redis key (`SET NX PX`), taken just before it is sent, replaced by its
- *  answer. A replica that finds it looks every POLL_MS (all its waits in one MGET) until the answer
- *  is there or the lock gone. No clock: Redis ends a dead holder's lock. */
+ *  answer. A replica that finds it looks again and again, each time later (all its waits in one
+ *  MGET), until the answer is there or the lock gone. No clock: Redis ends a dead holder's lock. */
 
 const POLL_MS = 10
+const MAX_POLL_MS = 160
 /** What `lock` says while another replica holds the lock. */
 export const LOCKED = '\0'
 // KEYS[1]: a read's key; ARGV[1]: this process's lock. Removes the lock if it is still this one's.
@@ -18,6 +19,7 @@ export class InFlight {
   private readonly sending = new Map<string, { at: number; done: Promise<unknown> }>()
   private readonly waits = new Map<string, Set<Wait>>()
   private polling: NodeJS.Timeout | undefined
+  private pollMs = POLL_MS
   private readonly lockValue = `\0${randomUUID()}`
 
   constructor(private readonly redis?: RedisLink) {
@@ -48,17 +50,25 @@ export class InFlight {
   /** Takes the lock of `key` for `ms`: null when taken, undefined with no Redis to take it in
    *  (this replica reads alone), LOCKED while another replica reads it, else its answer. */
   async lock(key: string, ms: number): Promise<string | null | undefined> {
-    if (!this.redis?.available) return undefined
+    const { redis, lockValue } = this
+    if (!redis?.available) return undefined
     const set = (c: Redis) =>
-      c.call('SET', readKey(key), this.lockValue, 'PX', Math.ceil(ms), 'NX', 'GET')
-    const held = await (this.redis.run(set) as Promise<string | null>).catch(() => undefined)
+      c.call('SET', readKey(key), lockValue, 'PX', Math.ceil(ms), 'NX', 'GET')
+    const held = await (redis.run(set) as Promise<string | null>).catch(() => {
+      // Unanswered (Redis frozen): released right behind, so Redis, back, keeps no lock of it.
+      this.unlock(key)
+      return undefined
+    })
+    if (held === lockValue) return null
     return held?.startsWith('\0') ? LOCKED : held
   }
 
-  /** Gives back the lock of `key` if it is still this process's. */
+  /** Gives back the lock of `key` if it is still this process's: sent even while the switch is
+   *  off, so it runs right behind what a frozen Redis holds. */
   unlock(key: string): void {
-    const unlock = (c: unknown) => (c as Unlock).gwUnlock(readKey(key), this.lockValue)
-    this.redis?.run(unlock).catch(() => {})
+    const { redis } = this
+    if (redis?.client.status !== 'ready') return
+    ;(redis.client as unknown as Unlock).gwUnlock(readKey(key), this.lockValue).catch(() => {})
   }
 
   /** Until another replica's lock on `key` is gone: its answer, or undefined (none, Redis down,
@@ -66,6 +76,7 @@ export class InFlight {
   wait(key: string, scope: ReadScope): Promise<string | undefined> {
     return new Promise((done) => {
       this.waits.set(key, (this.waits.get(key) ?? new Set()).add({ scope, done }))
+      this.pollMs = POLL_MS
       this.polling ??= setTimeout(this.poll, POLL_MS)
     })
   }
@@ -79,7 +90,9 @@ export class InFlight {
       for (const wait of this.waits.get(key) ?? [])
         if (!locked || over(wait)) this.end(key, wait, answer)
     }
-    this.polling = this.waits.size > 0 ? setTimeout(this.poll, POLL_MS) : undefined
+    // Each look waits twice the last, to MAX_POLL_MS: a slow read costs few looks, a fast one none.
+    this.pollMs = Math.min(this.pollMs * 2, MAX_POLL_MS)
+    this.polling = this.waits.size > 0 ? setTimeout(this.poll, this.pollMs) : undefined
   }
 
   private end(key: string, wait: Wait, answer?: string) {

@@ -17,6 +17,9 @@ export function fakeRedis() {
     return values.get(key)?.value ?? null
   }
   const client = {
+    get status() {
+      return up ? 'ready' : 'end'
+    },
     defineCommand() {},
     async mget(keys: string[]) {
       commands.push('mget')

@@ -81,12 +81,13 @@ describe('across replicas', () => {
     const landed = two.wait('k', scopeOf())
     await vi.advanceTimersByTimeAsync(50)
     redis.values.set(readKey('k'), { value: 'the answer', until: Date.now() + 60_000 })
-    await vi.advanceTimersByTimeAsync(20)
+    // Looks come later and later (10, 20, 40 ms … at most 160 ms apart).
+    await vi.advanceTimersByTimeAsync(160)
     expect(await landed).toBe('the answer')
     // A holder that died: its lock ends with its time, and the waiter makes the read itself.
     await one.lock('j', 100)
     const gone = two.wait('j', scopeOf())
-    await vi.advanceTimersByTimeAsync(120)
+    await vi.advanceTimersByTimeAsync(300)
     expect(await gone).toBeUndefined()
   })
 
