@@ -131,6 +131,7 @@ builder.objectField(CompanyType, 'contacts', (t) =>
             }))
             return { items, total: found.items.length }
           },
+          (item) => ({ node: item }),
         )
       },
     },

@@ -1,4 +1,4 @@
-import type { GraphQLObjectType, GraphQLResolveInfo } from 'graphql'
+import type { GraphQLResolveInfo } from 'graphql'
 import type { Context } from '../context.js'
 import { listCompanies } from '../upstream/resources/list-companies.js'
 import { type List, listDetails, listOverview, theList } from '../upstream/resources/lists.js'
@@ -49,10 +49,7 @@ const SmartListViewEnum = builder.enumType('SmartListView', {
 export async function listById(listId: number, ctx: Context, info: GraphQLResolveInfo) {
   const details = read(ctx, info, listDetails, { listId }).then((answer) => theList(answer, listId))
   const type = ctx.listTypes.typeOf(listId)
-  if (type !== undefined) {
-    const listType = info.schema.getType('List') as GraphQLObjectType
-    startReadsBelow({ id: listId, type }, listType, ctx, info, details)
-  }
+  if (type !== undefined) startReadsBelow({ id: listId, type }, 'List', ctx, info, details)
   const list = await details
   ctx.listTypes.learn([list])
   return list
