@@ -7,20 +7,16 @@ import { decodeGlobalId, encodeGlobalId } from './global-id.js'
 /** The Pothos builder every file of src/schema/ adds its types to. Defines no types itself. */
 export const builder = new SchemaBuilder<{
   Context: Context
+  /** Output accepts the upstream's ISO strings. */
   Scalars: {
-    /** Output accepts the upstream's ISO strings; input would be a Date. */
     DateTime: { Input: Date; Output: Date | string }
-    /** YYYY-MM-DD. */
     Date: { Input: Date; Output: Date | string }
   }
-  /** Every connection of the contract reports the collection's size. */
   Connection: { totalCount: number }
-  // Non-null unless a field says otherwise, as in the contract.
   DefaultFieldNullability: false
   DefaultEdgesNullability: { list: false; items: false }
   DefaultNodeNullability: false
   Directives: {
-    /** src/schema/semantic-non-null.ts */
     semanticNonNull: { locations: 'FIELD_DEFINITION'; args: { levels?: number[] } }
   }
 }>({

@@ -40,12 +40,8 @@ const SmartListViewEnum = builder.enumType('SmartListView', {
   },
 })
 
-/**
- * One list by its id, from its details read (made once per operation, whoever asks: list(),
- * node(), nodes()). A list whose type is known has its companies and contacts read now, beside
- * its details, instead of one round trip after them (a SMART list's companies read names its
- * view); execution finds those reads in flight.
- */
+/** One list by its id; one whose type is known has its companies and contacts read beside its
+ *  details, not one round trip after them (a SMART list's companies read names its view). */
 export async function listById(listId: number, ctx: Context, info: GraphQLResolveInfo) {
   const details = read(ctx, info, listDetails, { listId }).then((answer) => theList(answer, listId))
   const type = ctx.listTypes.typeOf(listId)
@@ -58,7 +54,6 @@ export async function listById(listId: number, ctx: Context, info: GraphQLResolv
 export const ListNode = builder.node(builder.objectRef<List>('List'), {
   description: 'A list of companies owned or shared with the caller.',
   id: { resolve: (list) => list.id },
-  // One entry per field of List, as the schema lists them: a table, not steps, so one piece.
   fields: (t) => ({
     listId: t.exposeInt('id', {
       description: 'Numeric identifier of the list upstream (REST `id`).',
