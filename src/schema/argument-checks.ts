@@ -27,7 +27,6 @@ function given(argument: string, refuse: (value: unknown) => string | undefined)
   }
 }
 
-/** A number from 0 to 1 (a similarity score). */
 export const fraction = (argument: string) =>
   given(argument, (value) =>
     (value as number) >= 0 && (value as number) <= 1
@@ -35,7 +34,6 @@ export const fraction = (argument: string) =>
       : `${argument} must be between 0 and 1.`,
   )
 
-/** An identifier that is never negative. */
 export const notNegative = (argument: string) =>
   given(argument, (value) =>
     (value as number) >= 0 ? undefined : `${argument} must not be negative.`,

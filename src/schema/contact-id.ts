@@ -42,7 +42,6 @@ function unrankedKey(contact: CompanyContact, company: CompanyKey, ctx: Context)
   return `${baseKey(contact, company, ctx)}~${id}`
 }
 
-/** Why a Contact ID's key is malformed, if it is. */
 export function contactKeyProblem(key: string): string | undefined {
   return CONTACT_KEY.test(key) ? undefined : 'Malformed Contact ID.'
 }
@@ -67,7 +66,6 @@ function keysOf(items: readonly CompanyContact[], company: CompanyKey, ctx: Cont
 
 const withRank = (base: string, rank: number) => (rank === 0 ? base : `${base}.${rank}`)
 
-/** A company's contacts, read whole. */
 export function contactsOf(
   company: CompanyKey,
   filters: ContactFilters,

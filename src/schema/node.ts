@@ -9,7 +9,11 @@ import { decodeGlobalId } from './global-id.js'
 import { listById } from './list.js'
 import { upstreamCost } from './upstream-cost.js'
 
-/** Relay's node(id) and nodes(ids). */
+/** The query root, and Relay's node(id) and nodes(ids). */
+builder.queryType({
+  description:
+    'Entry points: your lists, one list, one company, or any object by its global ID. Every field of the tree below pages the Relay way and reads the upstream REST service as little as possible.',
+})
 
 /** What a global ID names, in the gateway's own spelling only (a Relay client must get back the
  *  ID it asked for). */

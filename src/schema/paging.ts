@@ -26,7 +26,6 @@ export interface Slice<T> {
   total: number
 }
 
-/** A paged upstream answer as the paging helper takes it. */
 export function sliceOf<T>(response: {
   data: readonly T[]
   pagination: { total: number }

@@ -36,7 +36,6 @@ export const STATEMENTS = 'statements'
 /** Shareholders or participations assumed per company when their selection reads the upstream. */
 export const RELATIONSHIP_FAN_OUT = 10
 
-/** Field extensions declaring a field's upstream cost. */
 export function upstreamCost(cost: UpstreamCost): { upstreamCost: UpstreamCost } {
   return { upstreamCost: cost }
 }
