@@ -3,27 +3,19 @@ import type { UpstreamClient } from '../upstream/client.js'
 import { type Endpoint, type PreparedRequest, prepare } from '../upstream/endpoint.js'
 import type { ReadScope } from '../upstream/read-scope.js'
 
-/**
- * One operation's upstream reads, made through one DataLoader and dropped with the operation:
- * its cache is the operation's de-duplication (the same path and query is read once, whatever
- * part of the answer asks), so nothing read for one caller is served to another.
- *
- * The REST service has no batch endpoint: the batch function sends each request on its own and
- * returns each key's promise, which DataLoader adopts, so a read answers as soon as it lands,
- * never when its batch's slowest does, and a key found in the cache waits for nothing either
- * (its batch settles at once; dataloader#222).
- */
 /** The operation's scope, with what is left of its budget. */
 export type OperationScope = ReadScope & { readonly upstreamCalls: number; readonly limit: number }
 
 type OwnScope = ReadScope & { deferred: boolean }
 
+/**
+ * One operation's upstream reads through one DataLoader, dropped with the operation, so nothing
+ * read for one caller is served to another. The REST service has no batch endpoint: each request
+ * is sent alone and its promise adopted, so a read answers as soon as it lands (dataloader#222).
+ */
 export class Loaders {
   private readonly reads: DataLoader<PreparedRequest, unknown, string>
-  /**
-   * Each read's scope: the operation's, saying whether only @defer parts want the read; a
-   * first-payload field that asks for it later, even once it is sent, makes it not deferred.
-   */
+  /** Each read's scope; a first-payload field asking for a deferred read makes it not deferred. */
   private readonly scopes = new Map<string, OwnScope>()
   /** First-payload reads that failed once and are not settled: each needs a retry's call. */
   private retrying = 0
@@ -64,9 +56,7 @@ export class Loaders {
       if (own.deferred || counted) return
       counted = true
       this.retrying++
-      const settled = () => {
-        this.retrying--
-      }
+      const settled = () => void this.retrying--
       load.then(settled, settled)
     }
     return own

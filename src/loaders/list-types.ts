@@ -2,11 +2,9 @@ import { LRUCache } from 'lru-cache'
 import type { List } from '../upstream/resources/lists.js'
 
 /**
- * The type of each list the gateway has read (a list is STATIC or SMART for good), per upstream
- * token scope (what one token saw is never used for another's reads). Knowing it,
- * `list(listId:)` can send its companies read (whose parameters depend on the type) beside its
- * details read, one round trip instead of two. It holds no data, only which parameters a read
- * will need; a read made on a type that turns out wrong is made again.
+ * The type of each list read (a list is STATIC or SMART for good), per token scope, so that
+ * `list(listId:)` sends its companies read (whose parameters depend on the type) beside its
+ * details read. It holds no data; a read made on a type that turns out wrong is made again.
  */
 export class ListTypes {
   private readonly known = new LRUCache<string, List['type']>({ max: 10_000 })
@@ -23,7 +21,6 @@ export class ListTypes {
   }
 }
 
-/** List types learned from earlier reads with one token. */
 export interface KnownListTypes {
   learn(lists: readonly Pick<List, 'id' | 'type'>[]): void
   typeOf(listId: number): List['type'] | undefined

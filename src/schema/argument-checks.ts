@@ -1,29 +1,19 @@
 import type { GraphQLField } from 'graphql'
 
 /**
- * What a field refuses of its arguments, declared where the field is defined
- * (`extensions: argumentChecks(…)`) and judged before the operation runs, with each request's
- * values (src/operation/use-admission.ts): BAD_USER_INPUT, no `data`, no upstream call. Its
- * resolver then trusts its arguments. What can only be judged once a parent is known (a cursor
- * of another connection, an item of `nodes(ids)`) is refused by the resolver, at its own path.
+ * What a field refuses of its arguments, declared on the field and judged before the operation
+ * runs (src/operation/use-admission.ts): BAD_USER_INPUT, no upstream call. What needs a parent
+ * (a cursor of another connection, an item of `nodes(ids)`) the resolver refuses, at its path.
  */
 
 type Args = Record<string, unknown>
 
-/** A refused argument and why, naming the bound. */
-export interface ArgumentProblem {
-  argument: string
-  message: string
-}
+export type ArgumentCheck = (args: Args) => { argument: string; message: string } | undefined
 
-export type ArgumentCheck = (args: Args) => ArgumentProblem | undefined
-
-/** Field extensions declaring the checks of its arguments. */
 export function argumentChecks(...checks: ArgumentCheck[]): { argumentChecks: ArgumentCheck[] } {
   return { argumentChecks: checks }
 }
 
-/** The checks a field declares, if any. */
 export function checksOf(field: GraphQLField<unknown, unknown>): ArgumentCheck[] | undefined {
   return field.extensions.argumentChecks as ArgumentCheck[] | undefined
 }
@@ -37,7 +27,6 @@ function given(argument: string, refuse: (value: unknown) => string | undefined)
   }
 }
 
-/** A number from 0 to 1 (a similarity score). */
 export const fraction = (argument: string) =>
   given(argument, (value) =>
     (value as number) >= 0 && (value as number) <= 1
@@ -45,20 +34,16 @@ export const fraction = (argument: string) =>
       : `${argument} must be between 0 and 1.`,
   )
 
-/** An identifier that is never negative. */
 export const notNegative = (argument: string) =>
   given(argument, (value) =>
     (value as number) >= 0 ? undefined : `${argument} must not be negative.`,
   )
 
-/**
- * Caller-given text and lists go into an upstream URL, so they are bounded: unbounded, a
- * 20,000-character search or 3,000 filter values made a URL the upstream refused (431), an
- * UPSTREAM_ERROR after a paid call.
- */
+/** Caller-given text and lists go into an upstream URL: bounded, so the upstream never refuses it
+ *  (431) after a paid call. */
 export const MAX_SEARCH_LENGTH = 200
-export const MAX_CODES = 20
-export const MAX_CODE_LENGTH = 50
+const MAX_CODES = 20
+const MAX_CODE_LENGTH = 50
 
 /** Search text: 1 to MAX_SEARCH_LENGTH characters, not only blanks. */
 export const searchText = (argument: string) =>
@@ -73,10 +58,7 @@ export const searchText = (argument: string) =>
 
 const CODE = new RegExp(`^[\\w-]{1,${MAX_CODE_LENGTH}}$`)
 
-/**
- * Codes such as C_LEVEL, sent comma-separated: at most MAX_CODES distinct ones, each of letters,
- * digits, `_` and `-` (nothing that needs escaping in a URL), at most MAX_CODE_LENGTH long.
- */
+/** Codes such as C_LEVEL, sent comma-separated: nothing in them needs escaping in a URL. */
 export const codeList = (argument: string) =>
   given(argument, (value) => {
     const codes = value as string[]
@@ -91,10 +73,7 @@ export const codeList = (argument: string) =>
 /** What the limits of `codeList` are, for a field's description. */
 export const CODE_LIST_LIMITS = `at most ${MAX_CODES} distinct codes of letters, digits, _ and -, each at most ${MAX_CODE_LENGTH} characters`
 
-/**
- * Codes as they are sent: each once, sorted (the same filters in another order are the same);
- * none at all is no filter, as the upstream reads it.
- */
+/** Codes as sent: each once, sorted (equal filters are one read); none is no filter. */
 export function distinctCodes(values: readonly string[] | null | undefined) {
   return values?.length ? [...new Set(values)].sort() : undefined
 }

@@ -1,4 +1,4 @@
-import type { GraphQLObjectType, GraphQLResolveInfo } from 'graphql'
+import type { GraphQLResolveInfo } from 'graphql'
 import type { Context } from '../context.js'
 import { COUNTRIES, normaliseCompanyNumber } from '../domain/company-number.js'
 import { badUserInput, notFound } from '../errors/graphql-errors.js'
@@ -11,10 +11,7 @@ import { startReadsBelow } from './prefetch.js'
 import { read } from './reads.js'
 import { STATEMENTS, upstreamCost } from './upstream-cost.js'
 
-/**
- * A company, known at least by country and number. Name and place come along when the read that
- * led here carried them; otherwise they come from the company's own statements read.
- */
+/** A company by country and number; name and place when the read that led here carried them. */
 export type CompanyRef = CompanyKey & Partial<Pick<CompanyIdentifier, 'name' | 'place'>>
 
 export const CountryEnum = builder.enumType('Country', {
@@ -62,19 +59,13 @@ export const CompanyType = builder.node(builder.objectRef<CompanyRef>('Company')
   }),
 })
 
-/**
- * A company's first statements read (up to 500, the one its financials start with): it names the
- * company when nothing that led here did, and tells whether the upstream knows it.
- */
-export function statementsRead(company: CompanyKey, ctx: Context, info: GraphQLResolveInfo) {
+/** A company's first statements read: it names the company, and tells whether it exists. */
+function statementsRead(company: CompanyKey, ctx: Context, info: GraphQLResolveInfo) {
   return read(ctx, info, financials, statementsFrom(company))
 }
 
-/**
- * Name or place, from one source: what led to the company when that read carried it (a list's
- * member, a relationship, a list contact's company), otherwise its own statements read. Never
- * from another branch's read, so the answer does not depend on which read landed first.
- */
+/** Name or place: carried by the read that led here, or from the company's statements read; never
+ *  from another branch's read, so the answer does not depend on which read landed first. */
 async function identity(
   company: CompanyRef,
   field: 'name' | 'place',
@@ -86,18 +77,15 @@ async function identity(
   return (await statementsRead(company, ctx, info)).identifier[field]
 }
 
-/** Normalises a company number a client gave; admission refuses, with this, a wrong one. */
+/** Normalises a company number a client gave (the number is not echoed back in the error). */
 export function companyFromInput(country: CompanyKey['country'], number: string): CompanyKey {
   const check = normaliseCompanyNumber(country, number)
-  // The number is not repeated: nothing a caller sends is echoed.
   if (!check.ok) throw badUserInput(`Invalid company number: ${check.reason}.`, 'number')
   return { country, companyNumber: check.number }
 }
 
-/**
- * The key inside a Company ID: `<country>:<number>`, the number exactly as the gateway writes it
- * (a Relay client must get back the ID it asked for, so no other spelling is accepted).
- */
+/** The key inside a Company ID, `<country>:<number>`, in the gateway's own spelling only (a Relay
+ *  client must get back the ID it asked for). */
 export function companyFromId(key: string): CompanyKey {
   const [country, number, ...rest] = key.split(':')
   const check =
@@ -109,11 +97,9 @@ export function companyFromId(key: string): CompanyKey {
 }
 
 /**
- * A company asked for by number (company(), node(), nodes()): null exactly when its statements
- * read answers 404 (NOT_FOUND), 401 or 403. Its selected fields' reads, in every @defer part,
- * start together with that read rather than after it; if the company turns out unknown their
- * answers are dropped. Any other failure of the read returns the company with what the caller
- * gave, and each field that needed the read is null with its error.
+ * A company asked for by number: null exactly when its statements read answers 404, 401 or 403;
+ * its selected fields' reads start beside that read. Any other failure returns the company, and
+ * each field that needed the read is null with its error.
  */
 export async function companyByNumber(
   company: CompanyKey,
@@ -121,13 +107,7 @@ export async function companyByNumber(
   info: GraphQLResolveInfo,
 ): Promise<CompanyRef> {
   const statements = statementsRead(company, ctx, info)
-  startReadsBelow(
-    company,
-    info.schema.getType('Company') as GraphQLObjectType,
-    ctx,
-    info,
-    statements,
-  )
+  startReadsBelow(company, 'Company', ctx, info, statements)
   try {
     await statements
   } catch (error) {

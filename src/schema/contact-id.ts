@@ -15,15 +15,11 @@ import { readWhole } from './reads.js'
 export type ContactRef = CompanyContact & { company: CompanyIdentifier; key?: string }
 
 /**
- * The key inside a Contact ID: `<country>:<number>:<person>.<role>[.<rank>]`. contactId is left
- * out, because the upstream may change it; `person` is a keyed hash (GATEWAY_SECRET) of the
- * company and the full name, so the ID reveals no name; `role` a short keyed hash of the job
- * title, which tells apart two people of one name; `rank`, for people of one company who agree
- * on both, their place among them in contactId order (the first has none). Ranks are counted
- * over the company's contacts read whole, so a person has the same ID on every page and filter.
- * Where that read is not in hand (it failed, or it no longer holds the person: renumbered since
- * it was cached), `~<id>`, a short keyed hash of the contactId, stands in for the rank: unique
- * still, though not the ID the person has elsewhere.
+ * The key inside a Contact ID: `<country>:<number>:<person>.<role>[.<rank>]`, without contactId,
+ * which the upstream may change. `person`: a keyed hash of company and full name (no name shows);
+ * `role`: of the job title; `rank`: the place among namesakes in contactId order, counted over
+ * the company's contacts read whole so it is the same on every page and filter. Without that
+ * read, `~<id>` (a keyed hash of contactId) stands in: unique, though not the usual ID.
  */
 function baseKey(contact: CompanyContact, company: CompanyKey, ctx: Context) {
   const person = [
@@ -40,13 +36,12 @@ function baseKey(contact: CompanyContact, company: CompanyKey, ctx: Context) {
 const CONTACT_KEY =
   /^(BE|NL|FR):(\d{1,20}):([\w-]{16})\.([\w-]{6})(?:\.([1-9]\d{0,3})|~([\w-]{6}))?$/
 
-/** The key of a contact its company's contacts read does not rank (see baseKey). */
+/** The key of a contact its company's contacts read does not rank. */
 function unrankedKey(contact: CompanyContact, company: CompanyKey, ctx: Context) {
   const id = ctx.keyedHash(['contact-id', String(contact.identifier.contactId)], 6)
   return `${baseKey(contact, company, ctx)}~${id}`
 }
 
-/** Whether a Contact ID's key is well formed (node() refuses others before running). */
 export function contactKeyProblem(key: string): string | undefined {
   return CONTACT_KEY.test(key) ? undefined : 'Malformed Contact ID.'
 }
@@ -54,24 +49,23 @@ export function contactKeyProblem(key: string): string | undefined {
 /** Each contact's key in a company's contacts read whole, by contactId: made once per answer. */
 const keysByAnswer = new WeakMap<object, Map<number, string>>()
 
-export function keysOf(items: readonly CompanyContact[], company: CompanyKey, ctx: Context) {
+function keysOf(items: readonly CompanyContact[], company: CompanyKey, ctx: Context) {
   let keys = keysByAnswer.get(items)
-  if (!keys) {
-    keys = new Map()
-    const byContactId = items.toSorted((a, b) => a.identifier.contactId - b.identifier.contactId)
-    const seen = new Map<string, number>()
-    for (const item of byContactId) {
-      const base = baseKey(item, company, ctx)
-      const rank = seen.get(base) ?? 0
-      seen.set(base, rank + 1)
-      keys.set(item.identifier.contactId, rank === 0 ? base : `${base}.${rank}`)
-    }
-    keysByAnswer.set(items, keys)
+  if (keys) return keys
+  keys = new Map()
+  const seen = new Map<string, number>()
+  for (const item of items.toSorted((a, b) => a.identifier.contactId - b.identifier.contactId)) {
+    const base = baseKey(item, company, ctx)
+    const rank = seen.get(base) ?? 0
+    seen.set(base, rank + 1)
+    keys.set(item.identifier.contactId, withRank(base, rank))
   }
+  keysByAnswer.set(items, keys)
   return keys
 }
 
-/** A company's contacts, read whole (500 at once, more only for a company with more). */
+const withRank = (base: string, rank: number) => (rank === 0 ? base : `${base}.${rank}`)
+
 export function contactsOf(
   company: CompanyKey,
   filters: ContactFilters,
@@ -82,10 +76,9 @@ export function contactsOf(
 }
 
 /**
- * The keys of the contacts `within` (a filtered read, a list's contacts), ranked over `all`, the
- * company's contacts read whole. One `all` does not hold (renumbered since it was read, in the
- * cache) keeps its rank where its namesakes in `within` are as many as in `all` (renumbering
- * keeps their order); otherwise it is unranked. Without `all` (its read failed), unranked too.
+ * The keys of the contacts `within` (a filtered read, a list's contacts), ranked over `all`. One
+ * `all` does not hold (renumbered since it was cached) keeps its rank where its namesakes are as
+ * many in both (renumbering keeps their order); otherwise, or without `all`, it is unranked.
  */
 export function keysAmong(
   within: readonly CompanyContact[],
@@ -109,23 +102,13 @@ export function keysAmong(
     const base = baseKey(item, company, ctx)
     const group = (namesakes.get(base) ?? []).toSorted((a, b) => a - b)
     const rank = group.indexOf(id)
-    keys.set(
-      id,
-      ranked.get(id) ??
-        (group.length === inAll.get(base)
-          ? rank === 0
-            ? base
-            : `${base}.${rank}`
-          : unrankedKey(item, company, ctx)),
-    )
+    const own = group.length === inAll.get(base) ? withRank(base, rank) : undefined
+    keys.set(id, ranked.get(id) ?? own ?? unrankedKey(item, company, ctx))
   }
   return keys
 }
 
-/**
- * A contact's key, from its company's contacts read whole (what a list's contacts lack). That read
- * failing costs this contact its usual ID, not the page: the ID is never null.
- */
+/** A contact's key; its company's contacts read failing costs it its usual ID, never null. */
 export async function keyOf(
   contact: ContactRef,
   ctx: Context,
@@ -139,11 +122,8 @@ export async function keyOf(
   return key ?? unrankedKey(contact, contact.company, ctx)
 }
 
-/**
- * A contact by the key of its ID, from its company's contacts read whole. Without a rank the key
- * may be an older one whose job title was in another language: the only person of that name
- * then. NOT_FOUND when nobody there has it any more.
- */
+/** A contact by its ID's key. Without a rank the key may be older, its job title in another
+ *  language: then the only person of that name. NOT_FOUND when nobody has it any more. */
 export async function contactByKey(
   key: string,
   ctx: Context,

@@ -17,7 +17,6 @@ import { readBacked } from './semantic-non-null.js'
 import { pagedCost, upstreamCost, wholeCost } from './upstream-cost.js'
 
 /** Contact persons, of a company or saved in a list. */
-
 const ContactNode = builder.node(builder.objectRef<ContactRef>('Contact'), {
   description: 'A contact person of a company.',
   id: {
@@ -110,27 +109,20 @@ builder.objectField(CompanyType, 'contacts', (t) =>
           connection,
           { first, after, last, before },
           async (offset, limit) => {
+            const found = contactsOf(company, filters, ctx, info)
             // The unfiltered read ranks namesakes (src/schema/contact-id.ts).
-            const [found, all] = await Promise.all([
-              contactsOf(company, filters, ctx, info),
-              filtered(filters)
-                ? contactsOf(company, {}, ctx, info).catch(() => undefined)
-                : undefined,
-            ])
-            const owner = found.first.identifier
-            const keys = keysAmong(
-              found.items,
-              filtered(filters) ? all?.items : found.items,
-              owner,
-              ctx,
-            )
-            const items = found.items.slice(offset, offset + limit).map((item) => ({
+            const all = filtered(filters) && contactsOf(company, {}, ctx, info).catch(() => {})
+            const { first, items: whole } = await found
+            const owner = first.identifier
+            const keys = keysAmong(whole, all ? (await all)?.items : whole, owner, ctx)
+            const items = whole.slice(offset, offset + limit).map((item) => ({
               ...item,
               company: owner,
               key: keys.get(item.identifier.contactId),
             }))
-            return { items, total: found.items.length }
+            return { items, total: whole.length }
           },
+          (item) => ({ node: item }),
         )
       },
     },

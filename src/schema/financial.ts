@@ -9,59 +9,51 @@ import { readWhole } from './reads.js'
 import { readBacked } from './semantic-non-null.js'
 import { STATEMENTS, wholeCost } from './upstream-cost.js'
 
-/**
- * Financial statements. Amounts are in the upstream's reporting currency and unit, which the
- * REST document does not state; ratios are plain numbers; null means not reported.
- */
+/** Financial statements; amounts in the upstream's currency and unit, which it does not state. */
 
 const AMOUNT =
   'Amount as reported upstream (currency and unit not stated by the upstream); null when not reported.'
-const amount = (what: string) => ({ nullable: true, description: `${what}. ${AMOUNT}` }) as const
+type Fields<P> = PothosSchemaTypes.ObjectFieldBuilder<typeof builder.$inferSchemaTypes, P>
+
+/** Nullable Float fields, each exposing the property of its name, described `what + after`. */
+function floats<P>(t: Fields<P>, described: Partial<Record<keyof P, string>>, after = '') {
+  return Object.fromEntries(
+    Object.entries<string>(described as Record<string, string>).map(([name, what]) => [
+      name,
+      t.exposeFloat(name as never, { nullable: true, description: what + after }),
+    ]),
+  )
+}
+
+const amounts = <P>(t: Fields<P>, described: Partial<Record<keyof P, string>>) =>
+  floats(t, described, `. ${AMOUNT}`)
 
 const Profitability = builder.objectRef<Financial['profitability']>('Profitability').implement({
   description: 'Profit and loss figures of one bookkeeping period.',
-  fields: (t) => ({
-    revenue: t.exposeFloat(
-      'revenue',
-      amount('Turnover (operating revenue); often absent in abbreviated accounts'),
-    ),
-    grossMargin: t.exposeFloat(
-      'grossMargin',
-      amount('Gross margin: revenue minus cost of goods sold'),
-    ),
-    ebitda: t.exposeFloat(
-      'ebitda',
-      amount('Earnings before interest, taxes, depreciation and amortisation; may be negative'),
-    ),
-    ebit: t.exposeFloat(
-      'ebit',
-      amount('Earnings before interest and taxes (operating result); may be negative'),
-    ),
-    netProfit: t.exposeFloat('netProfit', amount('Profit after taxes; negative for a loss')),
-  }),
+  fields: (t) =>
+    amounts(t, {
+      revenue: 'Turnover (operating revenue); often absent in abbreviated accounts',
+      grossMargin: 'Gross margin: revenue minus cost of goods sold',
+      ebitda: 'Earnings before interest, taxes, depreciation and amortisation; may be negative',
+      ebit: 'Earnings before interest and taxes (operating result); may be negative',
+      netProfit: 'Profit after taxes; negative for a loss',
+    }),
 })
 
 const Liquidity = builder.objectRef<Financial['liquidity']>('Liquidity').implement({
   description: 'Cash and short-term solvency figures of one bookkeeping period.',
   fields: (t) => ({
-    cash: t.exposeFloat('cash', amount('Cash and cash equivalents')),
-    cashFlow: t.exposeFloat('cashFlow', amount('Cash flow of the period')),
-    netWorkingCapital: t.exposeFloat(
-      'netWorkingCapital',
-      amount('Current assets minus current liabilities'),
-    ),
-    netWorkingCapitalRequirement: t.exposeFloat(
-      'netWorkingCapitalRequirement',
-      amount('Working capital requirement: stocks and receivables minus short-term operating debt'),
-    ),
-    currentRatio: t.exposeFloat('currentRatio', {
-      nullable: true,
-      description:
-        'Current assets divided by current liabilities, a plain ratio (1.5 = 150 %); null when not reported.',
+    ...amounts(t, {
+      cash: 'Cash and cash equivalents',
+      cashFlow: 'Cash flow of the period',
+      netWorkingCapital: 'Current assets minus current liabilities',
+      netWorkingCapitalRequirement:
+        'Working capital requirement: stocks and receivables minus short-term operating debt',
     }),
-    quickRatio: t.exposeFloat('quickRatio', {
-      nullable: true,
-      description:
+    ...floats(t, {
+      currentRatio:
+        'Current assets divided by current liabilities, a plain ratio (1.5 = 150 %); null when not reported.',
+      quickRatio:
         'Current assets without stocks divided by current liabilities, a plain ratio; null when not reported.',
     }),
   }),
@@ -69,34 +61,20 @@ const Liquidity = builder.objectRef<Financial['liquidity']>('Liquidity').impleme
 
 const Solvency = builder.objectRef<Financial['solvency']>('Solvency').implement({
   description: 'Balance sheet structure of one bookkeeping period.',
-  fields: (t) => ({
-    totalAssets: t.exposeFloat('totalAssets', amount('Balance sheet total')),
-    equity: t.exposeFloat('equity', amount('Equity; negative when losses exceed capital')),
-    capital: t.exposeFloat('capital', amount('Subscribed capital')),
-    retainedEarnings: t.exposeFloat(
-      'retainedEarnings',
-      amount('Retained earnings (accumulated profits or losses)'),
-    ),
-    debt: t.exposeFloat('debt', amount('Total debt (long and short term)')),
-    longTermDebt: t.exposeFloat('longTermDebt', amount('Debt due after one year')),
-    longTermDebtFinancial: t.exposeFloat(
-      'longTermDebtFinancial',
-      amount('Long-term debt to banks and other lenders'),
-    ),
-    longTermDebtAccountsPayable: t.exposeFloat(
-      'longTermDebtAccountsPayable',
-      amount('Long-term trade and other non-financial debt'),
-    ),
-    shortTermDebt: t.exposeFloat('shortTermDebt', amount('Debt due within one year')),
-    shortTermDebtFinancial: t.exposeFloat(
-      'shortTermDebtFinancial',
-      amount('Short-term debt to banks and other lenders'),
-    ),
-    shortTermDebtAccountsPayable: t.exposeFloat(
-      'shortTermDebtAccountsPayable',
-      amount('Short-term trade payables and other non-financial debt'),
-    ),
-  }),
+  fields: (t) =>
+    amounts(t, {
+      totalAssets: 'Balance sheet total',
+      equity: 'Equity; negative when losses exceed capital',
+      capital: 'Subscribed capital',
+      retainedEarnings: 'Retained earnings (accumulated profits or losses)',
+      debt: 'Total debt (long and short term)',
+      longTermDebt: 'Debt due after one year',
+      longTermDebtFinancial: 'Long-term debt to banks and other lenders',
+      longTermDebtAccountsPayable: 'Long-term trade and other non-financial debt',
+      shortTermDebt: 'Debt due within one year',
+      shortTermDebtFinancial: 'Short-term debt to banks and other lenders',
+      shortTermDebtAccountsPayable: 'Short-term trade payables and other non-financial debt',
+    }),
 })
 
 const People = builder.objectRef<Financial['people']>('People').implement({
@@ -110,14 +88,10 @@ const People = builder.objectRef<Financial['people']>('People').implement({
       nullable: true,
       description: 'Employees hired during the period; null when not reported.',
     }),
-    employeeMaleRatio: t.exposeFloat('employeeMaleRatio', {
-      nullable: true,
-      description:
+    ...floats(t, {
+      employeeMaleRatio:
         'Share of male employees as a fraction between 0 and 1 (0.6 = 60 %); null when not reported.',
-    }),
-    employeeFemaleRatio: t.exposeFloat('employeeFemaleRatio', {
-      nullable: true,
-      description:
+      employeeFemaleRatio:
         'Share of female employees as a fraction between 0 and 1; null when not reported.',
     }),
   }),
@@ -186,10 +160,7 @@ const newestFirst = (a: Financial, b: Financial) =>
 /** Each answer's statements newest first, sorted once. */
 const sorted = new WeakMap<object, Financial[]>()
 
-/**
- * Every statement of a company, newest period first. The upstream documents no order, so they are
- * read whole (the first read is the one that names the company too) and sorted here.
- */
+/** Every statement of a company, newest period first: the upstream documents no order. */
 async function statementsOf(company: CompanyKey, ctx: Context, info: GraphQLResolveInfo) {
   const { items } = await readWhole(ctx, info, financials, { company })
   let newest = sorted.get(items)

@@ -1,12 +1,7 @@
 import { badUserInput } from '../errors/graphql-errors.js'
 
-/**
- * Global IDs: `base64url("<type>:<key>")`, URL-safe and without padding. Only the types that
- * implement Node are accepted; anything else, or a string that is not exactly such an encoding,
- * is refused with BAD_USER_INPUT. The key never holds personal data (see Contact IDs).
- */
-
-export type NodeType = 'List' | 'Company' | 'Contact'
+/** Global IDs: exactly `base64url("<type>:<key>")` of a Node type; else BAD_USER_INPUT. */
+type NodeType = 'List' | 'Company' | 'Contact'
 const NODE_TYPES: readonly string[] = ['List', 'Company', 'Contact'] satisfies NodeType[]
 
 export function encodeGlobalId(typename: string, key: string | number | bigint): string {

@@ -1,4 +1,4 @@
-import type { GraphQLObjectType, GraphQLResolveInfo } from 'graphql'
+import type { GraphQLResolveInfo } from 'graphql'
 import type { Context } from '../context.js'
 import { listCompanies } from '../upstream/resources/list-companies.js'
 import { type List, listDetails, listOverview, theList } from '../upstream/resources/lists.js'
@@ -40,19 +40,12 @@ const SmartListViewEnum = builder.enumType('SmartListView', {
   },
 })
 
-/**
- * One list by its id, from its details read (made once per operation, whoever asks: list(),
- * node(), nodes()). A list whose type is known has its companies and contacts read now, beside
- * its details, instead of one round trip after them (a SMART list's companies read names its
- * view); execution finds those reads in flight.
- */
+/** One list by its id; one whose type is known has its companies and contacts read beside its
+ *  details, not one round trip after them (a SMART list's companies read names its view). */
 export async function listById(listId: number, ctx: Context, info: GraphQLResolveInfo) {
   const details = read(ctx, info, listDetails, { listId }).then((answer) => theList(answer, listId))
   const type = ctx.listTypes.typeOf(listId)
-  if (type !== undefined) {
-    const listType = info.schema.getType('List') as GraphQLObjectType
-    startReadsBelow({ id: listId, type }, listType, ctx, info, details)
-  }
+  if (type !== undefined) startReadsBelow({ id: listId, type }, 'List', ctx, info, details)
   const list = await details
   ctx.listTypes.learn([list])
   return list
@@ -61,7 +54,6 @@ export async function listById(listId: number, ctx: Context, info: GraphQLResolv
 export const ListNode = builder.node(builder.objectRef<List>('List'), {
   description: 'A list of companies owned or shared with the caller.',
   id: { resolve: (list) => list.id },
-  // One entry per field of List, as the schema lists them: a table, not steps, so one piece.
   fields: (t) => ({
     listId: t.exposeInt('id', {
       description: 'Numeric identifier of the list upstream (REST `id`).',

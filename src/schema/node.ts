@@ -9,14 +9,14 @@ import { decodeGlobalId } from './global-id.js'
 import { listById } from './list.js'
 import { upstreamCost } from './upstream-cost.js'
 
-/**
- * Relay's node(id) and nodes(ids). A malformed ID given to node() refuses the operation before it
- * runs; in nodes() each ID answers on its own: a malformed one is null with BAD_USER_INPUT (no
- * upstream call), one that names nothing is null with NOT_FOUND, and neither fails the others.
- */
+/** The query root, and Relay's node(id) and nodes(ids). */
+builder.queryType({
+  description:
+    'Entry points: your lists, one list, one company, or any object by its global ID. Every field of the tree below pages the Relay way and reads the upstream REST service as little as possible.',
+})
 
-/** What a global ID names, its key checked as the gateway writes it (a Relay client must get
- *  back the ID it asked for, so no other spelling is accepted). */
+/** What a global ID names, in the gateway's own spelling only (a Relay client must get back the
+ *  ID it asked for). */
 function parseNodeId(globalId: string) {
   const { typename, id } = decodeGlobalId(globalId)
   if (typename === 'List') {
@@ -30,11 +30,8 @@ function parseNodeId(globalId: string) {
   return { typename, key: id } as const
 }
 
-/**
- * The object a global ID names, as a fresh object with its `__typename` for the Node interface
- * (the relay plugin's way for nodes loaded by hand): what was loaded may be the read cache's
- * answer, frozen and shared with other operations, so it is neither branded nor changed.
- */
+/** The object a global ID names, a fresh copy with its `__typename`: what was loaded may be the
+ *  read cache's answer, frozen and shared with other operations. */
 async function loadNode(globalId: string, ctx: Context, info: GraphQLResolveInfo) {
   const parsed = parseNodeId(globalId)
   const node =

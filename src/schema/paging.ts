@@ -4,13 +4,9 @@ import { MAX_LIMIT } from '../upstream/resources/common.js'
 import type { ArgumentCheck } from './argument-checks.js'
 
 /**
- * Relay cursor paging over the upstream's limit/offset paging: the one helper every connection
- * uses, whether the upstream pages (financials, lists, contacts) or the gateway does (lookalikes).
- *
- * A cursor is the item's absolute offset plus a tag of the connection it belongs to (its name,
- * its parent and every argument that changes its items), so the same item has the same cursor
- * whatever page it came from, and a cursor used on another connection is refused instead of
- * silently paging something else.
+ * Relay cursor paging over limit/offset, for every connection. A cursor is the item's offset plus
+ * a tag of its connection (name, parent, arguments that change its items): the same item has the
+ * same cursor on every page, and a cursor used on another connection is refused.
  */
 
 export interface PageArgs {
@@ -21,8 +17,8 @@ export interface PageArgs {
 }
 
 /** Upstream limit per request, and so the largest page a client may ask for. */
-export const MAX_PAGE = MAX_LIMIT
-export const DEFAULT_PAGE = 20
+const MAX_PAGE = MAX_LIMIT
+const DEFAULT_PAGE = 20
 
 /** Part of a collection and the collection's size, as one upstream page returns it. */
 export interface Slice<T> {
@@ -30,7 +26,6 @@ export interface Slice<T> {
   total: number
 }
 
-/** A paged upstream answer as the paging helper takes it. */
 export function sliceOf<T>(response: {
   data: readonly T[]
   pagination: { total: number }
@@ -38,21 +33,8 @@ export function sliceOf<T>(response: {
   return { items: response.data, total: response.pagination.total }
 }
 
-export interface OffsetConnection<E> {
-  edges: (E & { cursor: string })[]
-  pageInfo: {
-    hasNextPage: boolean
-    hasPreviousPage: boolean
-    startCursor: string | null
-    endCursor: string | null
-  }
-  totalCount: number
-}
-
-/**
- * What a cursor is bound to: the connection's name, then its parent and the arguments that
- * change its items (view, filters, minScore), in a fixed order. Absent values count as null.
- */
+/** What a cursor is bound to: the connection's name, its parent and the arguments that change
+ *  its items, in a fixed order. Absent values count as null. */
 export function connectionKey(name: string, ...identity: unknown[]): string {
   return JSON.stringify([name, ...identity.map((part) => part ?? null)])
 }
@@ -75,11 +57,9 @@ function parseCursor(cursor: string): { offset: number; tag: string } | undefine
   return { offset: Number(match[1]), tag: match[2] as string }
 }
 
-/**
- * The offset of a well-formed cursor (src/schema/argument-checks.ts refused the others before the
- * operation ran), refused when it belongs to another connection: known only once its parent is.
- */
-export function decodeCursor(connection: string, cursor: string, argument: string): number {
+/** The offset of a well-formed cursor, refused when it belongs to another connection (known only
+ *  once its parent is; admission refused malformed ones). */
+function decodeCursor(connection: string, cursor: string, argument: string): number {
   const parsed = parseCursor(cursor)
   if (parsed?.tag !== tagOf(connection)) {
     throw badUserInput(
@@ -90,10 +70,8 @@ export function decodeCursor(connection: string, cursor: string, argument: strin
   return parsed.offset
 }
 
-/**
- * The paging arguments of every connection, judged before the operation runs: first and last
- * each 0..500 and never both (Relay's spec discourages it; we refuse it), cursors well formed.
- */
+/** Paging arguments, judged before the operation runs: first and last each 0..500 and never both
+ *  (Relay's spec discourages it), cursors well formed. */
 export const pageArguments: ArgumentCheck = (args) => {
   for (const argument of ['first', 'last']) {
     const value = args[argument] as number | null | undefined
@@ -124,29 +102,16 @@ export function pageReads(args: PageArgs): number {
 }
 
 /**
- * Works out which offsets are wanted (the arguments checked by `pageArguments`), fetches
- * them with as few `fetch(offset, limit)` calls as possible and builds the connection.
- * `last` without `before` needs the total first: one call fetches `last` items from the start
- * and gives the total; a second is made only when items are wanted that the first did not bring.
+ * The connection for checked arguments, from as few `fetch(offset, limit)` calls as possible;
+ * `toEdge` adds edge fields. `last` without `before` needs the total: one call fetches `last`
+ * items and gives it; a second is made only for items the first did not bring.
  */
-export function pageOverOffsets<T>(
+export async function pageOverOffsets<T, E extends { node: unknown } = { node: T }>(
   connection: string,
   args: PageArgs,
   fetch: (offset: number, limit: number) => Promise<Slice<T>>,
-): Promise<OffsetConnection<{ node: T }>>
-export function pageOverOffsets<T, E extends { node: unknown }>(
-  connection: string,
-  args: PageArgs,
-  fetch: (offset: number, limit: number) => Promise<Slice<T>>,
-  /** Turns an upstream item into its edge: the node and any edge fields (score, matchedSince). */
-  toEdge: (item: T) => E,
-): Promise<OffsetConnection<E>>
-export async function pageOverOffsets<T>(
-  connection: string,
-  args: PageArgs,
-  fetch: (offset: number, limit: number) => Promise<Slice<T>>,
-  toEdge: (item: T) => { node: unknown } = (item) => ({ node: item }),
-): Promise<OffsetConnection<{ node: unknown }>> {
+  toEdge: (item: T) => E = (item) => ({ node: item }) as E,
+) {
   let first = args.first ?? undefined
   let last = args.last ?? undefined
   const after = args.after == null ? undefined : decodeCursor(connection, args.after, 'after')

@@ -13,21 +13,16 @@ import type { Context } from '../context.js'
 
 const ignore = () => {}
 
-/**
- * The fields selected below some field nodes on a type, collected once: the items of a list
- * share their field nodes (and, within one request, their variables).
- */
+/** The fields selected below some field nodes on a type, collected once: a list's items share
+ *  their field nodes (and, within one request, their variables). */
 const collected = new WeakMap<
   readonly FieldNode[],
   Map<GraphQLObjectType, Map<string, readonly FieldNode[]>>
 >()
 
 function selectedOn(type: GraphQLObjectType, info: GraphQLResolveInfo) {
-  let byType = collected.get(info.fieldNodes)
-  if (!byType) {
-    byType = new Map()
-    collected.set(info.fieldNodes, byType)
-  }
+  const byType = collected.get(info.fieldNodes) ?? new Map()
+  collected.set(info.fieldNodes, byType)
   let fields = byType.get(type)
   if (!fields) {
     const { schema, fragments, variableValues } = info
@@ -38,18 +33,14 @@ function selectedOn(type: GraphQLObjectType, info: GraphQLResolveInfo) {
 }
 
 /**
- * Starts, now, the upstream reads selected below `value` (of `type`, in every @defer part) while
- * the field being resolved waits for `waiting` before it resolves to it: a company asked for by
- * number waits for its statements read, a list for its details. Every read starts as soon as its
- * parent value is known: one whose parent is itself read (a lookalike's name, below the
- * lookalikes) starts when that answer lands, if the field still waits. Execution then finds
- * them in flight in the operation's loaders: nothing is read twice. Only fields at or below
- * which a read is made (the analysis's `reading`) are resolved here; what one refuses, it
- * reports when execution reaches it.
+ * Starts now the upstream reads selected below `value` (of type `typename`, in every @defer part)
+ * while the field waits for `waiting` (a company's statements read, a list's details), each as
+ * soon as its parent is known; execution then finds them in flight in the loaders. Only fields
+ * that read (the analysis's `reading`) are resolved here; errors are reported by execution.
  */
 export function startReadsBelow(
   value: unknown,
-  type: GraphQLObjectType,
+  typename: 'Company' | 'List',
   ctx: Context,
   info: GraphQLResolveInfo,
   waiting: Promise<unknown>,
@@ -90,5 +81,5 @@ export function startReadsBelow(
       }, ignore)
     }
   }
-  visit(value, type, info)
+  visit(value, info.schema.getType(typename) as GraphQLObjectType, info)
 }

@@ -3,12 +3,8 @@ import type { Context } from '../context.js'
 import type { Endpoint } from '../upstream/endpoint.js'
 import { MAX_LIMIT, type Page } from '../upstream/resources/common.js'
 
-/**
- * The reads resolvers make, through the operation's loaders (each made once per operation),
- * marked deferred when only a @defer'red part sends the field that asks.
- */
-
-/** One GET for the field being resolved. */
+/** One GET for the field being resolved, through the operation's loaders; deferred when only a
+ *  @defer part sends the field. */
 export function read<P, T>(
   ctx: Context,
   info: GraphQLResolveInfo,
@@ -20,19 +16,15 @@ export function read<P, T>(
   return ctx.loaders.read(endpoint, params, deferred)
 }
 
-/** A collection read whole, for the gateway to order and page: the answer that opens it
- *  (its `identifier`, when it has one) and every item. */
+/** A collection read whole: the answer that opens it (its `identifier`) and every item. */
 export interface Whole<I, A> {
   first: A
   items: readonly I[]
 }
 
 /**
- * A paged collection read whole: 500 at once (the read that names the company too, for a
- * company's resources), then, for one with more, the next ones until the total, each drawn from
- * the operation's budget. An empty page ends it too, whatever total the upstream claims. Most
- * collections fit in one read: their items are then the answer's own array, the same object
- * each time it is asked for.
+ * A paged collection read whole, 500 at a time, until the total or an empty page (whatever total
+ * the upstream claims). One read's items are the answer's own array, the same object each time.
  */
 export async function readWhole<
   P,

@@ -1,8 +1,6 @@
-import type { GraphQLResolveInfo } from 'graphql'
-import type { Context } from '../context.js'
 import { type Relationship, relationships } from '../upstream/resources/relationships.js'
 import { builder } from './builder.js'
-import { type CompanyRef, CompanyType } from './company.js'
+import { CompanyType } from './company.js'
 import { read } from './reads.js'
 import { readBackedList } from './semantic-non-null.js'
 import { RELATIONSHIP_FAN_OUT, upstreamCost } from './upstream-cost.js'
@@ -38,16 +36,6 @@ const RelationshipType = builder.objectRef<Relationship>('Relationship').impleme
   }),
 })
 
-/** One side of a company's relationships; each related company comes with its name and place. */
-async function relatedParties(
-  company: CompanyRef,
-  side: 'parents' | 'children',
-  ctx: Context,
-  info: GraphQLResolveInfo,
-) {
-  return (await read(ctx, info, relationships, { company })).data[side]
-}
-
 /** Both sides come from one relationships read; each is assumed 10 long per company. */
 const relationshipsCost = upstreamCost({
   reads: 1,
@@ -56,19 +44,24 @@ const relationshipsCost = upstreamCost({
   brings: 'carried',
 })
 
-builder.objectFields(CompanyType, (t) => ({
-  shareholders: t.field({
-    ...readBackedList,
-    type: [RelationshipType],
-    description: 'Companies and parties owning a share of this company (upstream: parents).',
-    extensions: relationshipsCost,
-    resolve: (company, _args, ctx, info) => relatedParties(company, 'parents', ctx, info),
-  }),
-  participations: t.field({
-    ...readBackedList,
-    type: [RelationshipType],
-    description: 'Companies this company owns a share of (upstream: children).',
-    extensions: relationshipsCost,
-    resolve: (company, _args, ctx, info) => relatedParties(company, 'children', ctx, info),
-  }),
-}))
+builder.objectFields(CompanyType, (t) => {
+  const side = (side: 'parents' | 'children', description: string) =>
+    t.field({
+      ...readBackedList,
+      type: [RelationshipType],
+      description,
+      extensions: relationshipsCost,
+      resolve: async (company, _args, ctx, info) =>
+        (await read(ctx, info, relationships, { company })).data[side],
+    })
+  return {
+    shareholders: side(
+      'parents',
+      'Companies and parties owning a share of this company (upstream: parents).',
+    ),
+    participations: side(
+      'children',
+      'Companies this company owns a share of (upstream: children).',
+    ),
+  }
+})

@@ -1,10 +1,7 @@
 import { DirectiveLocation, GraphQLDirective, GraphQLInt, GraphQLList } from 'graphql'
 
-/**
- * Fields whose value needs an upstream read of their own are nullable, so that a failed read
- * nulls that field alone, and marked @semanticNonNull: null only with an error at or above it
- * (contract/api-surface.graphql, version 2).
- */
+/** Fields backed by a read of their own are nullable, so a failed read nulls that field alone,
+ *  and @semanticNonNull: null only with an error (contract/api-surface.graphql). */
 export const semanticNonNullDirective = new GraphQLDirective({
   name: 'semanticNonNull',
   description:

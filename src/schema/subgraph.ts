@@ -20,10 +20,9 @@ import { listById } from './list.js'
 import { upstreamCost } from './upstream-cost.js'
 
 /**
- * The schema as an Apollo Federation v2 subgraph (SUBGRAPH=true): the served schema, unchanged,
- * plus `@key` on its entities, the `@link`s a router reads, `_service { sdl }` and `_entities`.
- * Derived from the served schema, so that schema stays byte for byte what it is without it.
- * Written here rather than with @pothos/plugin-federation: see docs/decisions/0005.
+ * The served schema as an Apollo Federation v2 subgraph (SUBGRAPH=true): plus `@key` on entities,
+ * the `@link`s, `_service` and `_entities`; derived, so the served schema stays byte for byte
+ * what it is. Not @pothos/plugin-federation: see docs/decisions/0005.
  */
 
 const FEDERATION = 'https://specs.apollo.dev/federation/v2.6'
@@ -32,18 +31,13 @@ const NULLABILITY = 'https://specs.apollo.dev/nullability/v0.4'
 
 type Representation = Record<string, unknown>
 
-/**
- * The entities: their key, and how a reference to one is resolved. A reference goes through the
- * path a root field takes (company(), list()): the same loaders, existence rule and errors. A
- * malformed one is BAD_USER_INPUT, thrown before any read.
- */
-const ENTITIES = new Map<
-  string,
-  {
-    key: string
-    resolve(reference: Representation, ctx: Context, info: GraphQLResolveInfo): Promise<object>
-  }
->(
+interface Entity {
+  key: string
+  resolve(reference: Representation, ctx: Context, info: GraphQLResolveInfo): Promise<object>
+}
+
+/** Each entity's key, and its reference resolved the way its root field is (company(), list()). */
+const ENTITIES = new Map<string, Entity>(
   Object.entries({
     Company: {
       key: 'country number',
@@ -57,17 +51,14 @@ const ENTITIES = new Map<
     List: {
       key: 'listId',
       resolve: ({ listId }, ctx, info) => {
-        if (
-          !Number.isInteger(listId) ||
-          (listId as number) < 0 ||
-          (listId as number) > 2 ** 31 - 1
-        ) {
+        const id = listId as number
+        if (!Number.isInteger(id) || id < 0 || id > 2 ** 31 - 1) {
           throw badUserInput('A List reference needs a listId: an Int, not negative.')
         }
-        return listById(listId as number, ctx, info)
+        return listById(id, ctx, info)
       },
     },
-  }),
+  } satisfies Record<string, Entity>),
 )
 
 /** One representation: its entity's value with `__typename`, or its own error. */
@@ -91,19 +82,14 @@ const AnyType = new GraphQLScalarType({
   parseLiteral: (node, variables) => valueFromASTUntyped(node, variables),
 })
 
-const nonNullAny = new GraphQLNonNull(AnyType)
-
 const ServiceType = new GraphQLObjectType({
   name: '_Service',
   description: 'This subgraph, as a router composes it.',
   fields: { sdl: { type: GraphQLString, description: 'The subgraph schema (SDL).' } },
 })
 
-/**
- * Directives applied to types in the subgraph only: each entity's key, and @shareable on
- * PageInfo, which every Relay subgraph defines alike (composition refuses a type two subgraphs
- * resolve unless both say so).
- */
+/** Directives of the subgraph only: each entity's key, and @shareable on PageInfo, which every
+ *  Relay subgraph defines alike (composition refuses it unless all say so). */
 const TYPE_DIRECTIVES: Record<string, object> = {
   ...Object.fromEntries([...ENTITIES].map(([name, { key }]) => [name, { key: { fields: key } }])),
   PageInfo: { shareable: {} },
@@ -144,7 +130,7 @@ function withFederation(base: GraphQLSchema): GraphQLSchema {
           'The entities the router refers to, in its order; each answers on its own: a malformed reference is null with BAD_USER_INPUT (no upstream call), an unknown one null with NOT_FOUND.',
         args: {
           representations: {
-            type: new GraphQLNonNull(new GraphQLList(nonNullAny)),
+            type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(AnyType))),
             description: 'References to entities: each its `__typename` and its key fields.',
           },
         },
@@ -179,15 +165,9 @@ function withFederation(base: GraphQLSchema): GraphQLSchema {
 
 let built: { schema: GraphQLSchema; sdl: string } | undefined
 
-/**
- * The subgraph schema yoga serves with SUBGRAPH=true, and its SDL: `_service { sdl }`,
- * schema.subgraph.graphql and /graphql/schema.graphql in that mode. Built on first use, so the
- * default mode neither pays for it nor depends on it.
- */
+/** The subgraph schema and its SDL, built on first use: the default mode does not pay for it. */
 export function subgraph(): { schema: GraphQLSchema; sdl: string } {
-  if (!built) {
-    const federated = withFederation(withTypeDirectives(schema))
-    built = { schema: federated, sdl: `${printSchemaWithDirectives(federated)}\n` }
-  }
+  const federated = built?.schema ?? withFederation(withTypeDirectives(schema))
+  built ??= { schema: federated, sdl: `${printSchemaWithDirectives(federated)}\n` }
   return built
 }

@@ -2,11 +2,8 @@ import type { GraphQLField } from 'graphql'
 import { type ArgumentCheck, argumentChecks } from './argument-checks.js'
 import { type PageArgs, pageArguments, pageReads, pageSize } from './paging.js'
 
-/**
- * Each field that reads the upstream declares its cost where it is defined
- * (`extensions: upstreamCost({...})`); the operation's estimate (src/operation/analysis.ts) adds
- * them up before it runs.
- */
+/** Each field that reads the upstream declares its cost; the operation's estimate
+ *  (src/operation/analysis.ts) adds them up before it runs. */
 
 type Args = Record<string, unknown>
 
@@ -20,7 +17,7 @@ export type Knowledge =
   /** Not even whether the upstream knows them (company(), node()): its statements read tells. */
   | 'unverified'
 
-export interface UpstreamCost {
+interface UpstreamCost {
   /** Upstream reads the field makes for each object it is asked on. */
   reads?: number | ((args: Args) => number)
   /** Fields of one object with the same key share one read (a company's statements). */
@@ -39,7 +36,6 @@ export const STATEMENTS = 'statements'
 /** Shareholders or participations assumed per company when their selection reads the upstream. */
 export const RELATIONSHIP_FAN_OUT = 10
 
-/** Field extensions declaring a field's upstream cost (read by the estimate from the schema). */
 export function upstreamCost(cost: UpstreamCost): { upstreamCost: UpstreamCost } {
   return { upstreamCost: cost }
 }
@@ -65,7 +61,7 @@ export function wholeCost(more: Omit<UpstreamCost, 'fanOut'> = {}, ...checks: Ar
 
 const pageFanOut = (args: Args) => pageSize(args as PageArgs)
 
-/** The upstream cost a field declares, if any: fields without one never read the upstream. */
+/** The cost a field declares; fields without one never read the upstream. */
 export function costOfField(field: GraphQLField<unknown, unknown>): UpstreamCost | undefined {
   return field.extensions.upstreamCost as UpstreamCost | undefined
 }
