@@ -6,6 +6,7 @@ import { z } from 'zod'
  */
 
 const positive = z.coerce.number().int().positive()
+const nonNegative = z.coerce.number().int().min(0)
 /** Used when GATEWAY_SECRET is unset: fine for development, public, so never for production. */
 const DEVELOPMENT_SECRET = 'company-data-gateway development secret'
 /** `true` or `false`, as environment variables spell them. */
@@ -23,7 +24,7 @@ function isOrigin(text: string): boolean {
 
 /** The variables as they are named in the environment, each with its default and meaning. */
 export const environment = z.object({
-  PORT: z.coerce.number().int().min(0).max(65_535).default(4000).describe('port to listen on'),
+  PORT: nonNegative.max(65_535).default(4000).describe('port to listen on'),
   HOST: z
     .string()
     .min(1)
@@ -75,18 +76,12 @@ export const environment = z.object({
     .describe("deepest field nesting of an operation (Relay's edges/node count)"),
   MAX_ALIASES: positive.default(30).describe('aliases per operation'),
   MAX_BODY_BYTES: positive.default(102_400).describe('largest request body (HTTP 413 above it)'),
-  CACHE_TTL_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(0)
+  CACHE_TTL_SECONDS: nonNegative
     .default(300)
     .describe(
       "how long an upstream read is reused across operations (and replicas); `0` turns the cache off (reads are still made once per operation). An upstream's `Cache-Control: max-age`/`no-store` wins",
     ),
-  CACHE_STALE_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(0)
+  CACHE_STALE_SECONDS: nonNegative
     .default(3600)
     .describe(
       'how long past its TTL an entry may still answer when the upstream fails (5xx, 429, connection failure, timeout; never 401/403); the response then says `extensions.cache.stale`. `0`: a failing upstream fails the field',
@@ -107,10 +102,7 @@ export const environment = z.object({
   CALLER_RATE_LIMIT: optional(positive).describe(
     "most upstream requests per second one caller may cause (whatever the token), over every replica on the same Redis (a bucket holding one second's worth); requests above it wait their turn like `UPSTREAM_RATE_LIMIT`'s. The caller is the one the fair share counts (`Authorization` token, else address). Without Redis the budget is per process. Unset: no limit",
   ),
-  UPSTREAM_CIRCUIT_FAILURES: z.coerce
-    .number()
-    .int()
-    .min(0)
+  UPSTREAM_CIRCUIT_FAILURES: nonNegative
     .default(5)
     .describe(
       "reads of one endpoint with one upstream token that fail in a row for good (5xx, no connection or a timeout, after their retries) on one replica before that replica's circuit of the endpoint opens for that token: for `UPSTREAM_CIRCUIT_OPEN_SECONDS` its reads are answered from stale cache entries or refused at once with a retryable `UPSTREAM_ERROR` (`retryAfterSeconds`: until it is tried again); then one read goes through, and its answer closes the circuit. Each replica keeps its own circuits. `0`: no circuits",
@@ -179,10 +171,7 @@ export const environment = z.object({
   ).describe(
     'comma-separated browser origins allowed to call (`https://app.example.com`), or `*` for any; never with credentials. Unset: any origin in development and with the demo upstream; none with `NODE_ENV=production` and an `UPSTREAM_URL`',
   ),
-  CORS_MAX_AGE_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(0)
+  CORS_MAX_AGE_SECONDS: nonNegative
     .default(600)
     .describe(
       "how long a browser may reuse a CORS preflight's answer (`Access-Control-Max-Age`), so that a page's requests do not each pay a preflight; browsers cap it (Chromium at 7200). `0`: no `Access-Control-Max-Age`, so browsers keep a preflight 5 s at most",
@@ -206,6 +195,8 @@ export const telemetrySettings = {
 
 const settings = environment
   .superRefine((e, context) => {
+    const issue = (path: string, message: string) =>
+      context.addIssue({ code: 'custom', path: [path], message })
     // A JWT is only as good as the checks of its issuer and audience: all three or none.
     const jwt = {
       AUTH_JWKS_URL: e.AUTH_JWKS_URL,
@@ -214,16 +205,11 @@ const settings = environment
     }
     const missing = Object.entries(jwt).find(([, value]) => value === undefined)?.[0]
     if (missing && Object.values(jwt).some((value) => value !== undefined)) {
-      context.addIssue({
-        code: 'custom',
-        path: [missing],
-        message: 'AUTH_JWKS_URL, AUTH_ISSUER and AUTH_AUDIENCE go together: set all three or none',
-      })
+      issue(
+        missing,
+        'AUTH_JWKS_URL, AUTH_ISSUER and AUTH_AUDIENCE go together: set all three or none',
+      )
     }
-  })
-  .superRefine((e, context) => {
-    const issue = (path: string, message: string) =>
-      context.addIssue({ code: 'custom', path: [path], message })
     if (e.SUBGRAPH_ROUTER_SECRET !== undefined && !e.SUBGRAPH) {
       issue('SUBGRAPH_ROUTER_SECRET', 'is only read with SUBGRAPH=true')
     }

@@ -7,7 +7,6 @@ import type { Read } from './read-scope.js'
  *  reserved, the connection goes back and the lane waits. Hand-written: undici queues FIFO. */
 
 type Release = () => void
-/** The connections' fair share, the rate limiter, UPSTREAM_TIMEOUT_MS, twins (cache on). */
 export type Admission = { share: FairShare; limiter: RateLimiter; timeoutMs: number; twins?: Twins }
 /** A request waiting in its caller's lane; `release` frees its connection (once). */
 export type Ticket = { readonly lane: string; granted(release: Release): void }
@@ -38,13 +37,12 @@ export class FairShare {
     this.serve()
   }
 
-  /** Puts a ticket back at the head of its lane, which waits until `until` (epoch ms). */
+  /** Puts a ticket back at the head of its lane, which waits until `until`. */
   defer(ticket: Ticket, until: number): void {
     this.waitUntil.set(ticket.lane, until)
     this.enqueue(ticket, true)
   }
 
-  /** Takes a waiting ticket out; false when it does not wait. */
   withdraw(ticket: Ticket): boolean {
     const lane = this.lanes.get(ticket.lane) ?? []
     const at = lane.indexOf(ticket)

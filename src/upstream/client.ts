@@ -38,10 +38,8 @@ const READINESS = { endpoint: 'GET /v1/lists', template: '/v1/lists' }
 /** Another replica's read ended without an answer to take: this one is made here after all. */
 const LOOK_AGAIN = new UpstreamError('UPSTREAM_ERROR', '-', 'not answered', { callersOwn: true })
 
-/** The read path, top to bottom, no stage calling back into an earlier one: 1. the cache (in
- *  process, then Redis) → 2. resilience (retries, the circuit) → 3. joining a read already sent
- *  (here, or by another replica) → 4. admission (a connection in the caller's turn, the rate
- *  turn) → 5. one undici GET → 6. validation (zod) → 7. the store, on the way back. */
+/** The read path, no stage calling back into an earlier one: 1. the cache → 2. resilience →
+ *  3. joining a read in flight → 4. admission → 5. one undici GET → 6. validation → 7. the store. */
 export class UpstreamClient {
   private readonly http: UpstreamHttp
   /** Retries and circuits (`resilience.openByEndpoint()` for /metrics). */
@@ -93,7 +91,6 @@ export class UpstreamClient {
     const found = await cache.lookup(key, scope.fresh)
     if (found.value !== undefined) return this.served(scope, found.value as T, 'hit')
     try {
-      // 2. Resilience, around each attempt.
       const made = await this.resilience.run(read, (n) => this.attempt(read, n))
       return this.served(scope, made.value, made.result)
     } catch (error) {
