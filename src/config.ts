@@ -193,18 +193,25 @@ export const telemetrySettings = {
   OTEL_SDK_DISABLED: '`true`: no spans at all, and no `traceparent` sent upstream',
 } as const satisfies Record<string, string>
 
+type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Lowercase<Head>}${Capitalize<CamelCase<Tail>>}`
+  : Lowercase<S>
+/** `{ UPSTREAM_URL: v }` as `{ upstreamUrl: v }`. */
+function camelCased<T extends Record<string, unknown>>(env: T) {
+  const camel = (name: string) =>
+    name.toLowerCase().replace(/_(.)/g, (_, c: string) => c.toUpperCase())
+  const entries = Object.entries(env).map(([name, value]) => [camel(name), value])
+  return Object.fromEntries(entries) as { [K in keyof T & string as CamelCase<K>]: T[K] }
+}
+
 const settings = environment
   .superRefine((e, context) => {
     const issue = (path: string, message: string) =>
       context.addIssue({ code: 'custom', path: [path], message })
     // A JWT is only as good as the checks of its issuer and audience: all three or none.
-    const jwt = {
-      AUTH_JWKS_URL: e.AUTH_JWKS_URL,
-      AUTH_ISSUER: e.AUTH_ISSUER,
-      AUTH_AUDIENCE: e.AUTH_AUDIENCE,
-    }
-    const missing = Object.entries(jwt).find(([, value]) => value === undefined)?.[0]
-    if (missing && Object.values(jwt).some((value) => value !== undefined)) {
+    const jwt = ['AUTH_JWKS_URL', 'AUTH_ISSUER', 'AUTH_AUDIENCE'] as const
+    const missing = jwt.find((name) => e[name] === undefined)
+    if (missing && jwt.some((name) => e[name] !== undefined)) {
       issue(
         missing,
         'AUTH_JWKS_URL, AUTH_ISSUER and AUTH_AUDIENCE go together: set all three or none',
@@ -221,52 +228,25 @@ const settings = environment
       )
     }
   })
-  // The same settings under the names the code uses.
-  .transform((e) => ({
-    port: e.PORT,
-    host: e.HOST,
-    upstreamUrl: e.UPSTREAM_URL,
-    upstreamToken: e.UPSTREAM_TOKEN,
-    upstreamLanguageHeader: e.UPSTREAM_LANGUAGE_HEADER,
-    upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
-    upstreamMaxConnections: e.UPSTREAM_MAX_CONNECTIONS,
-    upstreamMaxResponseBytes: e.UPSTREAM_MAX_RESPONSE_BYTES,
-    maxOperationCost: e.MAX_OPERATION_COST,
-    maxResultObjects: e.MAX_RESULT_OBJECTS,
-    maxDepth: e.MAX_DEPTH,
-    maxAliases: e.MAX_ALIASES,
-    maxBodyBytes: e.MAX_BODY_BYTES,
-    operationTimeoutMs: e.OPERATION_TIMEOUT_MS,
-    logLevel: e.LOG_LEVEL,
-    cacheTtlSeconds: e.CACHE_TTL_SECONDS,
-    cacheStaleSeconds: e.CACHE_STALE_SECONDS,
-    cacheMaxBytes: e.CACHE_MAX_BYTES,
-    redisUrl: e.REDIS_URL,
-    upstreamRateLimit: e.UPSTREAM_RATE_LIMIT,
-    callerRateLimit: e.CALLER_RATE_LIMIT,
-    upstreamCircuitFailures: e.UPSTREAM_CIRCUIT_FAILURES,
-    upstreamCircuitOpenSeconds: e.UPSTREAM_CIRCUIT_OPEN_SECONDS,
-    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
-    persistedDocuments: e.PERSISTED_DOCUMENTS,
-    persistedDocumentsOnly: e.PERSISTED_DOCUMENTS_ONLY,
-    graphiql: e.GRAPHIQL,
-    subgraph: e.SUBGRAPH,
-    routerSecret: e.SUBGRAPH_ROUTER_SECRET,
-    authApiKeysFile: e.AUTH_API_KEYS_FILE,
-    authJwt:
-      e.AUTH_JWKS_URL && e.AUTH_ISSUER && e.AUTH_AUDIENCE
-        ? { jwksUrl: e.AUTH_JWKS_URL, issuer: e.AUTH_ISSUER, audience: e.AUTH_AUDIENCE }
-        : undefined,
-    /** `*`: any origin; a list: those; empty: none (no CORS headers at all). */
-    corsOrigins:
-      e.CORS_ORIGINS ?? (e.NODE_ENV === 'production' && e.UPSTREAM_URL ? [] : ('*' as const)),
-    corsMaxAgeSeconds: e.CORS_MAX_AGE_SECONDS,
-    gatewaySecret: e.GATEWAY_SECRET ?? DEVELOPMENT_SECRET,
-    /** main.ts warns when production runs on the development secret. */
-    gatewaySecretIsDefault: e.GATEWAY_SECRET === undefined,
-    /** Masks unexpected errors and turns off development details. */
-    production: e.NODE_ENV === 'production',
-  }))
+  // The same settings under the names the code uses: `UPSTREAM_TIMEOUT_MS` is `upstreamTimeoutMs`.
+  .transform(
+    ({ NODE_ENV, SUBGRAPH_ROUTER_SECRET, AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE, ...e }) => ({
+      ...camelCased(e),
+      routerSecret: SUBGRAPH_ROUTER_SECRET,
+      authJwt:
+        AUTH_JWKS_URL && AUTH_ISSUER && AUTH_AUDIENCE
+          ? { jwksUrl: AUTH_JWKS_URL, issuer: AUTH_ISSUER, audience: AUTH_AUDIENCE }
+          : undefined,
+      /** `*`: any origin; a list: those; empty: none (no CORS headers at all). */
+      corsOrigins:
+        e.CORS_ORIGINS ?? (NODE_ENV === 'production' && e.UPSTREAM_URL ? [] : ('*' as const)),
+      gatewaySecret: e.GATEWAY_SECRET ?? DEVELOPMENT_SECRET,
+      /** main.ts warns when production runs on the development secret. */
+      gatewaySecretIsDefault: e.GATEWAY_SECRET === undefined,
+      /** Masks unexpected errors and turns off development details. */
+      production: NODE_ENV === 'production',
+    }),
+  )
 
 export type Config = z.output<typeof settings>
 
