@@ -128,8 +128,7 @@ export class Twins {
 }
 
 /** The connection's release once `read`'s request may be sent; undefined: a twin was admitted.
- *  Rejects when the operation ends, at its deadline or the read's (UPSTREAM_TIMEOUT; RATE_LIMITED
- *  when it waited for a turn). A turn is waited for UPSTREAM_TIMEOUT_MS at most. */
+ *  Rejects when the operation ends or at a deadline; a turn is waited for UPSTREAM_TIMEOUT_MS. */
 export function admit(read: Read, admission: Admission, key?: string) {
   const { share, limiter, timeoutMs } = admission
   const twins = key === undefined ? undefined : admission.twins
@@ -192,7 +191,6 @@ export function admit(read: Read, admission: Admission, key?: string) {
     if (key && twins?.underWay.has(key)) return finish(undefined)
     share.enqueue(ticket)
     if (done) return
-    // It waits after all: bounded, and withdrawable.
     scope.signal.addEventListener('abort', onAbort, { once: true })
     if (key) unwatch = twins?.watch(key, () => withdraw() && finish(undefined))
     const wait = Math.max(0, Math.min(scope.deadline, readDeadline) - Date.now())

@@ -10,11 +10,11 @@ const RECHECK_MS = 1000
 /** `seenAt`: when it was last found in Redis (or put there) by this process. */
 type Entry = { value: unknown; size: number; freshUntil: number; keptUntil: number; seenAt: number }
 
-export interface CacheOptions {
+type CacheOptions = {
   ttlSeconds: number
   staleSeconds: number
   maxBytes: number
-  redis?: RedisLink | undefined
+  redis?: RedisLink
 }
 
 export class ReadCache {
@@ -40,8 +40,7 @@ export class ReadCache {
     return { stale: kept && kept.keptUntil > now ? kept.value : undefined }
   }
 
-  /** What Redis holds for `key` (`<fresh until> <JSON>`), kept here too; undefined when it is
-   *  nothing this version reads. */
+  /** What Redis holds for `key` (`<fresh until> <JSON>`), kept here if this version reads it. */
   adopt(key: string, stored: string): unknown {
     const space = stored.indexOf(' ')
     const freshUntil = Number(stored.slice(0, space))
@@ -54,8 +53,7 @@ export class ReadCache {
     }
   }
 
-  /** Stores an answer read now for `ttlSeconds` (0: kept nowhere, and removed). Resolves once
-   *  Redis has it; never rejects. */
+  /** Stores an answer for `ttlSeconds` (0: removed); resolves once Redis has it, never rejects. */
   async store(key: string, value: unknown, size: number, ttlSeconds: number): Promise<void> {
     if (ttlSeconds <= 0) return this.forget(key)
     const freshUntil = Date.now() + ttlSeconds * 1000

@@ -35,10 +35,8 @@ export interface PreparedRequest<T = unknown> {
   readonly key: string
 }
 
-/**
- * Builds the path and a canonical query string: absent values dropped, keys sorted, list values
- * sorted and comma-joined, every path segment encoded.
- */
+/** The path, every segment encoded, and a canonical query: absent values dropped, keys sorted,
+ *  list values sorted and comma-joined. */
 export function prepare<P, T>(endpoint: Endpoint<P, T>, params: P): PreparedRequest<T> {
   const { path, query = {} } = endpoint.request(params)
   const pathname = `/${path.map((segment) => encodeURIComponent(String(segment))).join('/')}`

@@ -4,10 +4,8 @@ import { type ErrorCode, isRetryable } from '../errors/codes.js'
  *  whose `extensions` graphql-js copies onto the GraphQL error. */
 type Answered = 'NOT_FOUND' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'RATE_LIMITED'
 type Failed = 'UPSTREAM_TIMEOUT' | 'UPSTREAM_ERROR' | 'UPSTREAM_BAD_RESPONSE' | 'QUERY_TOO_COSTLY'
-export type UpstreamErrorCode = Extract<ErrorCode, Answered | Failed>
 
 export interface UpstreamErrorDetails {
-  /** The upstream's HTTP status, when it answered. */
   status?: number | undefined
   /** Seconds to wait before trying again (Retry-After, or the circuit's). */
   retryAfterSeconds?: number | undefined
@@ -28,7 +26,7 @@ export class UpstreamError extends Error {
   readonly callersOwn: boolean
 
   constructor(
-    readonly code: UpstreamErrorCode,
+    readonly code: Extract<ErrorCode, Answered | Failed>,
     /** The endpoint, e.g. `GET /v1/lists/{id}`: never the base URL, never a token. */
     readonly endpoint: string,
     message: string,

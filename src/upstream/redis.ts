@@ -19,7 +19,6 @@ export class RedisLink {
   /** Called whenever the switch trips: whoever waits for Redis stops. */
   readonly onDown: (() => void)[] = []
   private probing: NodeJS.Timeout | undefined
-  /** How each command under way ends its wait. */
   private readonly pending = new Set<(error: unknown) => void>()
   private gets: { key: string; answer(value: string | null | undefined): void }[] = []
 

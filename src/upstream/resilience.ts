@@ -89,8 +89,7 @@ export class Resilience {
       const { code, status, details } = failure
       const delay = this.delayAfter(failure, n, read, circuit)
       if (delay === undefined) {
-        // Failed for good, logged once: info for what the caller asked for (a 404; a 401/403 to
-        // the caller's own token), else warn: the operator may have to act.
+        // Failed for good, logged once: at info what the caller asked for, else warn (act on it).
         const info =
           code === 'NOT_FOUND' || (this.callersTokens && [401, 403].includes(status ?? 0))
         const line = { endpoint, code, status, attempts: n, requestId: scope.requestId }
