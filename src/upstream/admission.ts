@@ -2,9 +2,8 @@ import { cancelled, UpstreamError } from './errors.js'
 import type { RateLimiter } from './rate-limit.js'
 import type { Read } from './read-scope.js'
 
-/** Stage 4: a connection in the caller's turn, then the rate turn. Connections go round robin
- *  between callers' lanes (a backlog delays another caller's read by one read); a later turn is
- *  reserved, the connection goes back and the lane waits. Hand-written: undici queues FIFO. */
+/** Stage 4: a connection in the caller's turn (round robin between callers' lanes: undici queues
+ *  FIFO), then the rate turn; a later turn is reserved, the connection freed, the lane waits. */
 
 type Release = () => void
 export type Admission = { share: FairShare; limiter: RateLimiter; timeoutMs: number; twins?: Twins }
@@ -37,7 +36,6 @@ export class FairShare {
     this.serve()
   }
 
-  /** Puts a ticket back at the head of its lane, which waits until `until`. */
   defer(ticket: Ticket, until: number): void {
     this.waitUntil.set(ticket.lane, until)
     this.enqueue(ticket, true)

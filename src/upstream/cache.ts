@@ -1,9 +1,8 @@
 import { LRUCache } from 'lru-cache'
 import { type RedisLink, readKey } from './redis.js'
 
-/** Stage 1, the cache of reads: an LRU of parsed, frozen answers bounded in bytes; with Redis
- *  behind it, shared by the replicas while fresh (`PX`). An entry here is checked against Redis
- *  after a second; expired, it is kept CACHE_STALE_SECONDS and handed down for stale-if-error. */
+/** Stage 1: an LRU of parsed, frozen answers bounded in bytes, in front of Redis (shared while
+ *  fresh, checked again after RECHECK_MS); expired, kept CACHE_STALE_SECONDS for stale-if-error. */
 
 const RECHECK_MS = 1000
 

@@ -70,7 +70,8 @@ export class UpstreamClient {
 
   /** One GET's body parsed by the endpoint's schema: from the cache, or from the upstream. */
   async send<T>(request: PreparedRequest<T>, scope: ReadScope): Promise<T> {
-    const { name: endpoint, template } = request.endpoint
+    const endpoint = request.endpoint.name
+    const template = endpoint.replace(/^GET /, '') // metrics and logs name the path template
     const token = this.options.serviceToken ?? scope.caller.token
     const tokenKey = this.tokenScope(scope.caller)
     if (!token || !tokenKey) {

@@ -9,7 +9,6 @@ export interface UpstreamErrorDetails {
   status?: number | undefined
   /** Seconds to wait before trying again (Retry-After, or the circuit's). */
   retryAfterSeconds?: number | undefined
-  /** The operation ended before the read could. */
   cancelled?: boolean
   /** A reason of the operation that made the read (its deadline, budget), not the upstream's. */
   callersOwn?: boolean
@@ -50,7 +49,6 @@ export class UpstreamError extends Error {
     return after === undefined ? { code, retryable } : { code, retryable, retryAfterSeconds: after }
   }
 
-  /** The same failure with `details` changed. */
   with(details: UpstreamErrorDetails): UpstreamError {
     const message = this.message.slice(this.endpoint.length + 2)
     return new UpstreamError(this.code, this.endpoint, message, { ...this.details, ...details })

@@ -88,6 +88,5 @@ export class InFlight {
 }
 
 type Wait = { scope: ReadScope; done(stored: string | undefined): void }
-/** The wait's operation ended, or reached its deadline. */
 const over = ({ scope }: Wait) => scope.signal.aborted || scope.deadline <= Date.now()
 type Unlock = { gwUnlock(key: string, lock: string): Promise<number> }
