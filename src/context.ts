@@ -105,8 +105,7 @@ export function contextFactory(
       get callerId() {
         return settings.callerId(request, req?.socket.remoteAddress)
       },
-      // One share of connections per caller, so that sending many operations at once (or
-      // made-up credentials) buys no bigger share.
+      // One share of connections per caller: many operations at once buy no bigger share.
       get fairnessKey() {
         return this.callerId
       },

@@ -88,10 +88,8 @@ export function createGateway(
     // No file uploads in the schema: a multipart body would only be parsing work for nothing.
     multipart: false,
     cors: corsOptions(config.corsOrigins, config.corsMaxAgeSeconds),
-    // In the order each acts within a hook. yoga runs the hooks by phase, whatever the list:
-    // onRequest (paths, /metrics, /ready, Accept, origin, credential), onRequestParse
-    // (useRequestParams, useBodyLimit), onParse and onValidate (persisted documents, shape
-    // limits), onExecute (admission, then execution), onResultProcess and onResponse.
+    // In the order each acts within a hook; yoga runs hooks by phase (onRequest, onRequestParse,
+    // onParse, onValidate, onExecute, onResultProcess, onResponse), whatever the list.
     plugins: [
       // First, so its span covers the other plugins and sees their refusals.
       useOperationTracing(telemetry.tracer),
