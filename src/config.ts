@@ -6,6 +6,7 @@ import { z } from 'zod'
  */
 
 const positive = z.coerce.number().int().positive()
+const nonNegative = z.coerce.number().int().min(0)
 /** Used when GATEWAY_SECRET is unset: fine for development, public, so never for production. */
 const DEVELOPMENT_SECRET = 'company-data-gateway development secret'
 /** `true` or `false`, as environment variables spell them. */
@@ -23,7 +24,7 @@ function isOrigin(text: string): boolean {
 
 /** The variables as they are named in the environment, each with its default and meaning. */
 export const environment = z.object({
-  PORT: z.coerce.number().int().min(0).max(65_535).default(4000).describe('port to listen on'),
+  PORT: nonNegative.max(65_535).default(4000).describe('port to listen on'),
   HOST: z
     .string()
     .min(1)
@@ -75,18 +76,12 @@ export const environment = z.object({
     .describe("deepest field nesting of an operation (Relay's edges/node count)"),
   MAX_ALIASES: positive.default(30).describe('aliases per operation'),
   MAX_BODY_BYTES: positive.default(102_400).describe('largest request body (HTTP 413 above it)'),
-  CACHE_TTL_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(0)
+  CACHE_TTL_SECONDS: nonNegative
     .default(300)
     .describe(
       "how long an upstream read is reused across operations (and replicas); `0` turns the cache off (reads are still made once per operation). An upstream's `Cache-Control: max-age`/`no-store` wins",
     ),
-  CACHE_STALE_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(0)
+  CACHE_STALE_SECONDS: nonNegative
     .default(3600)
     .describe(
       'how long past its TTL an entry may still answer when the upstream fails (5xx, 429, connection failure, timeout; never 401/403); the response then says `extensions.cache.stale`. `0`: a failing upstream fails the field',
@@ -107,10 +102,7 @@ export const environment = z.object({
   CALLER_RATE_LIMIT: optional(positive).describe(
     "most upstream requests per second one caller may cause (whatever the token), over every replica on the same Redis (a bucket holding one second's worth); requests above it wait their turn like `UPSTREAM_RATE_LIMIT`'s. The caller is the one the fair share counts (`Authorization` token, else address). Without Redis the budget is per process. Unset: no limit",
   ),
-  UPSTREAM_CIRCUIT_FAILURES: z.coerce
-    .number()
-    .int()
-    .min(0)
+  UPSTREAM_CIRCUIT_FAILURES: nonNegative
     .default(5)
     .describe(
       "reads of one endpoint with one upstream token that fail in a row for good (5xx, no connection or a timeout, after their retries) on one replica before that replica's circuit of the endpoint opens for that token: for `UPSTREAM_CIRCUIT_OPEN_SECONDS` its reads are answered from stale cache entries or refused at once with a retryable `UPSTREAM_ERROR` (`retryAfterSeconds`: until it is tried again); then one read goes through, and its answer closes the circuit. Each replica keeps its own circuits. `0`: no circuits",
@@ -179,10 +171,7 @@ export const environment = z.object({
   ).describe(
     'comma-separated browser origins allowed to call (`https://app.example.com`), or `*` for any; never with credentials. Unset: any origin in development and with the demo upstream; none with `NODE_ENV=production` and an `UPSTREAM_URL`',
   ),
-  CORS_MAX_AGE_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(0)
+  CORS_MAX_AGE_SECONDS: nonNegative
     .default(600)
     .describe(
       "how long a browser may reuse a CORS preflight's answer (`Access-Control-Max-Age`), so that a page's requests do not each pay a preflight; browsers cap it (Chromium at 7200). `0`: no `Access-Control-Max-Age`, so browsers keep a preflight 5 s at most",
@@ -204,26 +193,30 @@ export const telemetrySettings = {
   OTEL_SDK_DISABLED: '`true`: no spans at all, and no `traceparent` sent upstream',
 } as const satisfies Record<string, string>
 
+type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Lowercase<Head>}${Capitalize<CamelCase<Tail>>}`
+  : Lowercase<S>
+/** `{ UPSTREAM_URL: v }` as `{ upstreamUrl: v }`. */
+function camelCased<T extends Record<string, unknown>>(env: T) {
+  const camel = (name: string) =>
+    name.toLowerCase().replace(/_(.)/g, (_, c: string) => c.toUpperCase())
+  const entries = Object.entries(env).map(([name, value]) => [camel(name), value])
+  return Object.fromEntries(entries) as { [K in keyof T & string as CamelCase<K>]: T[K] }
+}
+
 const settings = environment
-  .superRefine((e, context) => {
-    // A JWT is only as good as the checks of its issuer and audience: all three or none.
-    const jwt = {
-      AUTH_JWKS_URL: e.AUTH_JWKS_URL,
-      AUTH_ISSUER: e.AUTH_ISSUER,
-      AUTH_AUDIENCE: e.AUTH_AUDIENCE,
-    }
-    const missing = Object.entries(jwt).find(([, value]) => value === undefined)?.[0]
-    if (missing && Object.values(jwt).some((value) => value !== undefined)) {
-      context.addIssue({
-        code: 'custom',
-        path: [missing],
-        message: 'AUTH_JWKS_URL, AUTH_ISSUER and AUTH_AUDIENCE go together: set all three or none',
-      })
-    }
-  })
   .superRefine((e, context) => {
     const issue = (path: string, message: string) =>
       context.addIssue({ code: 'custom', path: [path], message })
+    // A JWT is only as good as the checks of its issuer and audience: all three or none.
+    const jwt = ['AUTH_JWKS_URL', 'AUTH_ISSUER', 'AUTH_AUDIENCE'] as const
+    const missing = jwt.find((name) => e[name] === undefined)
+    if (missing && jwt.some((name) => e[name] !== undefined)) {
+      issue(
+        missing,
+        'AUTH_JWKS_URL, AUTH_ISSUER and AUTH_AUDIENCE go together: set all three or none',
+      )
+    }
     if (e.SUBGRAPH_ROUTER_SECRET !== undefined && !e.SUBGRAPH) {
       issue('SUBGRAPH_ROUTER_SECRET', 'is only read with SUBGRAPH=true')
     }
@@ -235,52 +228,25 @@ const settings = environment
       )
     }
   })
-  // The same settings under the names the code uses.
-  .transform((e) => ({
-    port: e.PORT,
-    host: e.HOST,
-    upstreamUrl: e.UPSTREAM_URL,
-    upstreamToken: e.UPSTREAM_TOKEN,
-    upstreamLanguageHeader: e.UPSTREAM_LANGUAGE_HEADER,
-    upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
-    upstreamMaxConnections: e.UPSTREAM_MAX_CONNECTIONS,
-    upstreamMaxResponseBytes: e.UPSTREAM_MAX_RESPONSE_BYTES,
-    maxOperationCost: e.MAX_OPERATION_COST,
-    maxResultObjects: e.MAX_RESULT_OBJECTS,
-    maxDepth: e.MAX_DEPTH,
-    maxAliases: e.MAX_ALIASES,
-    maxBodyBytes: e.MAX_BODY_BYTES,
-    operationTimeoutMs: e.OPERATION_TIMEOUT_MS,
-    logLevel: e.LOG_LEVEL,
-    cacheTtlSeconds: e.CACHE_TTL_SECONDS,
-    cacheStaleSeconds: e.CACHE_STALE_SECONDS,
-    cacheMaxBytes: e.CACHE_MAX_BYTES,
-    redisUrl: e.REDIS_URL,
-    upstreamRateLimit: e.UPSTREAM_RATE_LIMIT,
-    callerRateLimit: e.CALLER_RATE_LIMIT,
-    upstreamCircuitFailures: e.UPSTREAM_CIRCUIT_FAILURES,
-    upstreamCircuitOpenSeconds: e.UPSTREAM_CIRCUIT_OPEN_SECONDS,
-    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
-    persistedDocuments: e.PERSISTED_DOCUMENTS,
-    persistedDocumentsOnly: e.PERSISTED_DOCUMENTS_ONLY,
-    graphiql: e.GRAPHIQL,
-    subgraph: e.SUBGRAPH,
-    routerSecret: e.SUBGRAPH_ROUTER_SECRET,
-    authApiKeysFile: e.AUTH_API_KEYS_FILE,
-    authJwt:
-      e.AUTH_JWKS_URL && e.AUTH_ISSUER && e.AUTH_AUDIENCE
-        ? { jwksUrl: e.AUTH_JWKS_URL, issuer: e.AUTH_ISSUER, audience: e.AUTH_AUDIENCE }
-        : undefined,
-    /** `*`: any origin; a list: those; empty: none (no CORS headers at all). */
-    corsOrigins:
-      e.CORS_ORIGINS ?? (e.NODE_ENV === 'production' && e.UPSTREAM_URL ? [] : ('*' as const)),
-    corsMaxAgeSeconds: e.CORS_MAX_AGE_SECONDS,
-    gatewaySecret: e.GATEWAY_SECRET ?? DEVELOPMENT_SECRET,
-    /** main.ts warns when production runs on the development secret. */
-    gatewaySecretIsDefault: e.GATEWAY_SECRET === undefined,
-    /** Masks unexpected errors and turns off development details. */
-    production: e.NODE_ENV === 'production',
-  }))
+  // The same settings under the names the code uses: `UPSTREAM_TIMEOUT_MS` is `upstreamTimeoutMs`.
+  .transform(
+    ({ NODE_ENV, SUBGRAPH_ROUTER_SECRET, AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE, ...e }) => ({
+      ...camelCased(e),
+      routerSecret: SUBGRAPH_ROUTER_SECRET,
+      authJwt:
+        AUTH_JWKS_URL && AUTH_ISSUER && AUTH_AUDIENCE
+          ? { jwksUrl: AUTH_JWKS_URL, issuer: AUTH_ISSUER, audience: AUTH_AUDIENCE }
+          : undefined,
+      /** `*`: any origin; a list: those; empty: none (no CORS headers at all). */
+      corsOrigins:
+        e.CORS_ORIGINS ?? (NODE_ENV === 'production' && e.UPSTREAM_URL ? [] : ('*' as const)),
+      gatewaySecret: e.GATEWAY_SECRET ?? DEVELOPMENT_SECRET,
+      /** main.ts warns when production runs on the development secret. */
+      gatewaySecretIsDefault: e.GATEWAY_SECRET === undefined,
+      /** Masks unexpected errors and turns off development details. */
+      production: NODE_ENV === 'production',
+    }),
+  )
 
 export type Config = z.output<typeof settings>
 

@@ -11,9 +11,8 @@ import type { UpstreamClient } from './upstream/client.js'
 import type { Language, ReadScope } from './upstream/read-scope.js'
 
 /**
- * One operation's share of the upstream: its budget of HTTP requests (MAX_OPERATION_COST), its
- * deadline (OPERATION_TIMEOUT_MS) and its end. When the response is complete or the client goes
- * away, `end()` aborts the signal: reads still waiting are dropped and those in flight aborted.
+ * One operation's share of the upstream: its budget (MAX_OPERATION_COST), deadline
+ * (OPERATION_TIMEOUT_MS) and end: `end()` aborts its reads, waiting or in flight.
  */
 export interface Operation extends ReadScope {
   /** HTTP requests sent upstream for this operation so far, retries included. */
@@ -65,18 +64,12 @@ export function bearerToken(authorization: string | null): string | undefined {
 }
 
 /**
- * Why an operation's signal aborts: one AbortError for every operation (`abort()` without a
- * reason makes a new DOMException, stack and all, at the end of each). An AbortError, because the
- * executor throws the reason when a client goes away mid-execution, and yoga takes only an
- * AbortError for a cancellation (anything else is a 500 and an error line). Not frozen: loggers
- * mark the errors they serialize.
+ * Why an operation's signal aborts, made once (`abort()` makes a DOMException per call). An
+ * AbortError: yoga takes only that for a cancellation. Not frozen: loggers mark what they log.
  */
 const OPERATION_ENDED = new DOMException('The operation ended.', 'AbortError')
 
-/**
- * Who sent a request, a short keyed hash (src/http/use-caller-identity.ts), asked once its
- * credential is verified; `address` is the socket's remote address.
- */
+/** Who sent a request, a short keyed hash, asked once its credential is verified. */
 export type CallerId = (request: Request, address: string | undefined) => string
 
 export interface ContextSettings {
@@ -112,8 +105,7 @@ export function contextFactory(
       get callerId() {
         return settings.callerId(request, req?.socket.remoteAddress)
       },
-      // One share of connections per caller, so that sending many operations at once (or
-      // made-up credentials) buys no bigger share.
+      // One share of connections per caller: many operations at once buy no bigger share.
       get fairnessKey() {
         return this.callerId
       },
@@ -132,7 +124,6 @@ export function contextFactory(
       fresh: /(^|[\s,])no-cache($|[\s,])/i.test(request.headers.get('cache-control') ?? ''),
       startedAt: Date.now(),
       served(result) {
-        // Everything but a miss came from the cache or another's read, a stale answer too.
         if (result !== 'miss') cacheHits++
         if (result === 'stale') staleReads++
       },

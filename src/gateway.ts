@@ -44,10 +44,9 @@ export type GatewayConfig = Omit<Config, 'port' | 'host' | 'logLevel' | 'upstrea
 }
 
 /**
- * Builds the gateway: the yoga server and the one upstream client it owns. No port: serve it
- * with node:http (src/main.ts) or call `yoga.fetch` directly (tests). Spans are made with
- * `telemetry`'s tracer (src/main.ts: `startTelemetry`); without it, no span is exported but
- * every upstream call still carries a `traceparent`.
+ * Builds the gateway: the yoga server and the one upstream client it owns; no port (src/main.ts
+ * serves it, tests call `yoga.fetch`). Without `telemetry` no span is exported, but every
+ * upstream call still carries a `traceparent`.
  */
 export function createGateway(
   config: GatewayConfig,
@@ -89,10 +88,8 @@ export function createGateway(
     // No file uploads in the schema: a multipart body would only be parsing work for nothing.
     multipart: false,
     cors: corsOptions(config.corsOrigins, config.corsMaxAgeSeconds),
-    // In the order each acts within a hook. yoga runs the hooks by phase, whatever the list:
-    // onRequest (paths, /metrics, /ready, Accept, origin, credential), onRequestParse
-    // (useRequestParams, useBodyLimit), onParse and onValidate (persisted documents, shape
-    // limits), onExecute (admission, then execution), onResultProcess and onResponse.
+    // In the order each acts within a hook; yoga runs hooks by phase (onRequest, onRequestParse,
+    // onParse, onValidate, onExecute, onResultProcess, onResponse), whatever the list.
     plugins: [
       // First, so its span covers the other plugins and sees their refusals.
       useOperationTracing(telemetry.tracer),
@@ -108,8 +105,7 @@ export function createGateway(
         caller.idOf,
         routerTraffic(config.routerSecret),
       ),
-      // /health (liveness) is yoga's own; ready: not draining, and the upstream answers and
-      // takes our token.
+      // /health (liveness) is yoga's own; ready: not draining, and the upstream takes our token.
       useReadiness(() => !draining && client.ready()),
       useDrain(() => draining),
       useAcceptCheck(graphqlEndpoint, config.graphiql),
@@ -168,6 +164,7 @@ function createUpstream(
           redis,
         })
       : undefined
+  const circuit = config.upstreamCircuitFailures > 0
   const client = new UpstreamClient({
     baseUrl: config.upstreamUrl,
     serviceToken: config.upstreamToken,
@@ -180,17 +177,15 @@ function createUpstream(
     cache,
     redis,
     rate: { perToken: config.upstreamRateLimit, perCaller: config.callerRateLimit },
-    circuit:
-      config.upstreamCircuitFailures > 0
-        ? {
-            failures: config.upstreamCircuitFailures,
-            openMs: config.upstreamCircuitOpenSeconds * 1000,
-          }
-        : undefined,
+    circuit: circuit
+      ? {
+          failures: config.upstreamCircuitFailures,
+          openMs: config.upstreamCircuitOpenSeconds * 1000,
+        }
+      : undefined,
     metrics,
   })
-  if (config.upstreamCircuitFailures > 0)
-    metrics.watchCircuits(() => client.resilience.openByEndpoint())
+  if (circuit) metrics.watchCircuits(() => client.resilience.openByEndpoint())
   let closing: Promise<void> | undefined
   const close = () => {
     closing ??= (async () => {
@@ -205,11 +200,9 @@ function createUpstream(
 }
 
 /**
- * Runs GraphiQL's introspection query through the whole pipeline (parse, validation, the
- * budget, execution, serialization), and a refused operation, so that the first callers
- * after a start do not pay for compiling that code (measured: the first one-company query
- * after a start took 56–68 ms without it, 33–38 ms with it; 7–12 ms once warm). No upstream
- * call; not in the operation log, metrics or traces (src/operation/warm-up.ts).
+ * Runs GraphiQL's introspection query and a refused operation through the whole pipeline, so that
+ * the first callers after a start do not pay for compiling that code. No upstream call; not in
+ * the operation log, metrics or traces (src/operation/warm-up.ts).
  */
 async function warmUp(
   yoga: YogaServerInstance<Partial<typeof WARM_UP>, Context>,

@@ -6,9 +6,10 @@ import { trackRequests } from './http/drain.js'
 import { createLogger } from './observability/logger.js'
 import { startTelemetry } from './observability/tracing-sdk.js'
 
-/** Reads the settings, starts the demo upstream when no UPSTREAM_URL is set, and listens. */
+// Reads the settings, starts the demo upstream when no UPSTREAM_URL is set, and listens.
 
-/** What `read` returns; a wrong setting (ConfigError) is printed and the process exits. */
+/** What `read` returns; a wrong setting (ConfigError, e.g. an unusable PERSISTED_DOCUMENTS
+ *  manifest) is printed on one line, no stack, and the process exits. */
 function orExit<T>(read: () => T): T {
   try {
     return read()
@@ -50,15 +51,9 @@ if (upstreamUrl === undefined) {
   )
 }
 
-let gateway: ReturnType<typeof createGateway>
-try {
-  gateway = createGateway({ ...config, upstreamUrl, upstreamToken }, logger, telemetry)
-} catch (error) {
-  // A manifest that cannot be used (PERSISTED_DOCUMENTS) is a bad setting: one line, no stack.
-  if (!(error instanceof ConfigError)) throw error
-  console.error(error.message)
-  process.exit(1)
-}
+const gateway = orExit(() =>
+  createGateway({ ...config, upstreamUrl, upstreamToken }, logger, telemetry),
+)
 await gateway.warm()
 const server = createServer(gateway.yoga)
 // The drain's end: nothing in flight and no request for this long.
@@ -73,11 +68,9 @@ server.listen(config.port, config.host, () => {
 })
 
 /**
- * Drain (SIGTERM, SIGINT): /ready answers 503 and every response closes its connection, but the
- * server keeps listening and answers every request it receives, so no connection is reset. Once
- * nothing is in flight and no request has come for 500 ms, or at SHUTDOWN_TIMEOUT_MS (what is
- * unanswered then gets a 503), it stops listening, closes the upstream client, demo and
- * telemetry (bounded by the same deadline) and exits 0.
+ * Drain (SIGTERM, SIGINT): the server keeps answering every request it receives, so no connection
+ * is reset, until nothing is in flight for 500 ms or SHUTDOWN_TIMEOUT_MS; then everything closes
+ * within the same deadline (docs/operations.md).
  */
 async function shutdown(signal: string) {
   const deadline = Date.now() + config.shutdownTimeoutMs
@@ -121,12 +114,8 @@ async function settlesBefore(work: Promise<unknown>, deadline: number): Promise<
   const late = new Promise<boolean>((resolve) => {
     timer = setTimeout(resolve, Math.max(0, deadline - Date.now()), false)
   })
-  const done = work.then(
-    () => true,
-    () => true,
-  )
   try {
-    return await Promise.race([done, late])
+    return await Promise.race([work.catch(() => {}).then(() => true), late])
   } finally {
     clearTimeout(timer)
   }

@@ -1,8 +1,5 @@
-/**
- * Company numbers of the three countries the upstream covers: how they are written, normalised
- * and checked. Used by the GraphQL layer to refuse a wrong number before any upstream call, and
- * by the demo upstream to generate valid ones.
- */
+/** Company numbers of the three countries the upstream covers: how they are written, normalised
+ *  and checked, to refuse a wrong one before any upstream call (and for the demo's data). */
 export const COUNTRIES = ['BE', 'NL', 'FR'] as const
 export type Country = (typeof COUNTRIES)[number]
 

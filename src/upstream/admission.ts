@@ -2,12 +2,10 @@ import { cancelled, UpstreamError } from './errors.js'
 import type { RateLimiter } from './rate-limit.js'
 import type { Read } from './read-scope.js'
 
-/** Stage 4: a connection in the caller's turn, then the rate turn. Connections go round robin
- *  between callers' lanes (a backlog delays another caller's read by one read); a later turn is
- *  reserved, the connection goes back and the lane waits. Hand-written: undici queues FIFO. */
+/** Stage 4: a connection in the caller's turn (round robin between callers' lanes: undici queues
+ *  FIFO), then the rate turn; a later turn is reserved, the connection freed, the lane waits. */
 
 type Release = () => void
-/** The connections' fair share, the rate limiter, UPSTREAM_TIMEOUT_MS, twins (cache on). */
 export type Admission = { share: FairShare; limiter: RateLimiter; timeoutMs: number; twins?: Twins }
 /** A request waiting in its caller's lane; `release` frees its connection (once). */
 export type Ticket = { readonly lane: string; granted(release: Release): void }
@@ -38,13 +36,11 @@ export class FairShare {
     this.serve()
   }
 
-  /** Puts a ticket back at the head of its lane, which waits until `until` (epoch ms). */
   defer(ticket: Ticket, until: number): void {
     this.waitUntil.set(ticket.lane, until)
     this.enqueue(ticket, true)
   }
 
-  /** Takes a waiting ticket out; false when it does not wait. */
   withdraw(ticket: Ticket): boolean {
     const lane = this.lanes.get(ticket.lane) ?? []
     const at = lane.indexOf(ticket)
@@ -130,8 +126,7 @@ export class Twins {
 }
 
 /** The connection's release once `read`'s request may be sent; undefined: a twin was admitted.
- *  Rejects when the operation ends, at its deadline or the read's (UPSTREAM_TIMEOUT; RATE_LIMITED
- *  when it waited for a turn). A turn is waited for UPSTREAM_TIMEOUT_MS at most. */
+ *  Rejects when the operation ends or at a deadline; a turn is waited for UPSTREAM_TIMEOUT_MS. */
 export function admit(read: Read, admission: Admission, key?: string) {
   const { share, limiter, timeoutMs } = admission
   const twins = key === undefined ? undefined : admission.twins
@@ -194,7 +189,6 @@ export function admit(read: Read, admission: Admission, key?: string) {
     if (key && twins?.underWay.has(key)) return finish(undefined)
     share.enqueue(ticket)
     if (done) return
-    // It waits after all: bounded, and withdrawable.
     scope.signal.addEventListener('abort', onAbort, { once: true })
     if (key) unwatch = twins?.watch(key, () => withdraw() && finish(undefined))
     const wait = Math.max(0, Math.min(scope.deadline, readDeadline) - Date.now())

@@ -1,20 +1,19 @@
 import { LRUCache } from 'lru-cache'
 import { type RedisLink, readKey } from './redis.js'
 
-/** Stage 1, the cache of reads: an LRU of parsed, frozen answers bounded in bytes; with Redis
- *  behind it, shared by the replicas while fresh (`PX`). An entry here is checked against Redis
- *  after a second; expired, it is kept CACHE_STALE_SECONDS and handed down for stale-if-error. */
+/** Stage 1: an LRU of parsed, frozen answers bounded in bytes, in front of Redis (shared while
+ *  fresh, checked again after RECHECK_MS); expired, kept CACHE_STALE_SECONDS for stale-if-error. */
 
 const RECHECK_MS = 1000
 
 /** `seenAt`: when it was last found in Redis (or put there) by this process. */
 type Entry = { value: unknown; size: number; freshUntil: number; keptUntil: number; seenAt: number }
 
-export interface CacheOptions {
+type CacheOptions = {
   ttlSeconds: number
   staleSeconds: number
   maxBytes: number
-  redis?: RedisLink | undefined
+  redis?: RedisLink
 }
 
 export class ReadCache {
@@ -40,8 +39,7 @@ export class ReadCache {
     return { stale: kept && kept.keptUntil > now ? kept.value : undefined }
   }
 
-  /** What Redis holds for `key` (`<fresh until> <JSON>`), kept here too; undefined when it is
-   *  nothing this version reads. */
+  /** What Redis holds for `key` (`<fresh until> <JSON>`), kept here if this version reads it. */
   adopt(key: string, stored: string): unknown {
     const space = stored.indexOf(' ')
     const freshUntil = Number(stored.slice(0, space))
@@ -54,8 +52,6 @@ export class ReadCache {
     }
   }
 
-  /** Stores an answer read now for `ttlSeconds` (0: kept nowhere, and removed). Resolves once
-   *  Redis has it; never rejects. */
   /** Keeps `value` in both tiers; false when Redis did not take it (down, or the TTL is none). */
   async store(key: string, value: unknown, size: number, ttlSeconds: number): Promise<boolean> {
     if (ttlSeconds <= 0) {

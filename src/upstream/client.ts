@@ -38,13 +38,10 @@ const READINESS = { endpoint: 'GET /v1/lists', template: '/v1/lists' }
 /** Another replica's read ended without an answer to take: this one is made here after all. */
 const LOOK_AGAIN = new UpstreamError('UPSTREAM_ERROR', '-', 'not answered', { callersOwn: true })
 
-/** The read path, top to bottom, no stage calling back into an earlier one: 1. the cache (in
- *  process, then Redis) → 2. resilience (retries, the circuit) → 3. joining a read already sent
- *  (here, or by another replica) → 4. admission (a connection in the caller's turn, the rate
- *  turn) → 5. one undici GET → 6. validation (zod) → 7. the store, on the way back. */
+/** The read path, no stage calling back into an earlier one: 1. the cache → 2. resilience →
+ *  3. joining a read in flight → 4. admission → 5. an undici GET → 6. validation → 7. the store. */
 export class UpstreamClient {
   private readonly http: UpstreamHttp
-  /** Retries and circuits (`resilience.openByEndpoint()` for /metrics). */
   readonly resilience: Resilience
   private readonly admission: Admission
   private readonly inFlight: InFlight | undefined
@@ -73,7 +70,8 @@ export class UpstreamClient {
 
   /** One GET's body parsed by the endpoint's schema: from the cache, or from the upstream. */
   async send<T>(request: PreparedRequest<T>, scope: ReadScope): Promise<T> {
-    const { name: endpoint, template } = request.endpoint
+    const endpoint = request.endpoint.name
+    const template = endpoint.replace(/^GET /, '') // metrics and logs name the path template
     const token = this.options.serviceToken ?? scope.caller.token
     const tokenKey = this.tokenScope(scope.caller)
     if (!token || !tokenKey) {
@@ -93,7 +91,6 @@ export class UpstreamClient {
     const found = await cache.lookup(key, scope.fresh)
     if (found.value !== undefined) return this.served(scope, found.value as T, 'hit')
     try {
-      // 2. Resilience, around each attempt.
       const made = await this.resilience.run(read, (n) => this.attempt(read, n))
       return this.served(scope, made.value, made.result)
     } catch (error) {
@@ -119,8 +116,7 @@ export class UpstreamClient {
       if (!release) continue
       try {
         if (!inFlight) return await this.request(read, n, false)
-        // Joined from now on here; across replicas once its lock is taken (another's waited for),
-        // held as long as the request may last.
+        // Joined here from now on; across replicas once its lock is taken (held while it may last).
         return await inFlight.send(key, async () => {
           const held = scope.fresh ? undefined : await inFlight.lock(key, options.timeoutMs + 1000)
           if (held === LOCKED) return this.fromReplica<T>(read, release)
@@ -145,8 +141,7 @@ export class UpstreamClient {
     return { value: value as T, result: 'shared' }
   }
 
-  /** 5. The request, drawn from the operation's budget; 6. its answer validated; 7. stored (a
-   *  refresh that learns the entry must go removes it). */
+  /** 5–7, drawn from the operation's budget; a refresh that learns the entry must go removes it. */
   private async request<T>(read: Reading<T>, attempt: number, locked: boolean): Promise<Made<T>> {
     const { scope, request, key, tokenKey } = read
     const { cache } = this.options
@@ -194,8 +189,7 @@ export class UpstreamClient {
     if (this.readiness && Date.now() - this.readiness.at < 5000) return this.readiness.ready
     const { serviceToken: token, timeoutMs } = this.options
     const headers: Headers = token ? { authorization: `Bearer ${token}` } : {}
-    const readDeadline = Date.now() + timeoutMs
-    const check = { ...READINESS, scope: {}, headers, readDeadline }
+    const check = { ...READINESS, scope: {}, headers, readDeadline: Date.now() + timeoutMs }
     const ready = observeUpstreamRequest(check, 1, 'off', this.options, () =>
       this.http.get('/v1/lists?limit=1', check),
     ).then(

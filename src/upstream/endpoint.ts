@@ -4,10 +4,8 @@ export type QueryValue = string | number | boolean | readonly string[] | undefin
 
 /** One REST endpoint: how its parameters become a request, and the shape of its answer. */
 export interface Endpoint<P, T> {
-  /** Method and path template, e.g. `GET /v1/lists/{id}`: names the endpoint in errors. */
+  /** Method and path template as the REST document writes them, e.g. `GET /v1/lists/{id}`. */
   readonly name: string
-  /** The path template as the REST document writes it, e.g. `/v1/lists/{id}`: metrics, logs. */
-  readonly template: string
   readonly request: (params: P) => {
     path: readonly (string | number)[]
     query?: Record<string, QueryValue>
@@ -20,12 +18,7 @@ export function defineEndpoint<P, S extends z.ZodType>(
   request: Endpoint<P, z.output<S>>['request'],
   response: S,
 ): Endpoint<P, z.output<S>> {
-  return {
-    name,
-    template: name.replace(/^GET /, ''),
-    request,
-    response: response as z.ZodType<z.output<S>>,
-  }
+  return { name, request, response: response as z.ZodType<z.output<S>> }
 }
 
 /** A request ready to send; `key` identifies it for de-duplication (same key, same answer). */
@@ -35,10 +28,8 @@ export interface PreparedRequest<T = unknown> {
   readonly key: string
 }
 
-/**
- * Builds the path and a canonical query string: absent values dropped, keys sorted, list values
- * sorted and comma-joined, every path segment encoded.
- */
+/** The path, every segment encoded, and a canonical query: absent values dropped, keys sorted,
+ *  list values sorted and comma-joined. */
 export function prepare<P, T>(endpoint: Endpoint<P, T>, params: P): PreparedRequest<T> {
   const { path, query = {} } = endpoint.request(params)
   const pathname = `/${path.map((segment) => encodeURIComponent(String(segment))).join('/')}`

@@ -4,14 +4,11 @@ import { type ErrorCode, isRetryable } from '../errors/codes.js'
  *  whose `extensions` graphql-js copies onto the GraphQL error. */
 type Answered = 'NOT_FOUND' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'RATE_LIMITED'
 type Failed = 'UPSTREAM_TIMEOUT' | 'UPSTREAM_ERROR' | 'UPSTREAM_BAD_RESPONSE' | 'QUERY_TOO_COSTLY'
-export type UpstreamErrorCode = Extract<ErrorCode, Answered | Failed>
 
 export interface UpstreamErrorDetails {
-  /** The upstream's HTTP status, when it answered. */
   status?: number | undefined
   /** Seconds to wait before trying again (Retry-After, or the circuit's). */
   retryAfterSeconds?: number | undefined
-  /** The operation ended before the read could. */
   cancelled?: boolean
   /** A reason of the operation that made the read (its deadline, budget), not the upstream's. */
   callersOwn?: boolean
@@ -28,7 +25,7 @@ export class UpstreamError extends Error {
   readonly callersOwn: boolean
 
   constructor(
-    readonly code: UpstreamErrorCode,
+    readonly code: Extract<ErrorCode, Answered | Failed>,
     /** The endpoint, e.g. `GET /v1/lists/{id}`: never the base URL, never a token. */
     readonly endpoint: string,
     message: string,
@@ -52,7 +49,6 @@ export class UpstreamError extends Error {
     return after === undefined ? { code, retryable } : { code, retryable, retryAfterSeconds: after }
   }
 
-  /** The same failure with `details` changed. */
   with(details: UpstreamErrorDetails): UpstreamError {
     const message = this.message.slice(this.endpoint.length + 2)
     return new UpstreamError(this.code, this.endpoint, message, { ...this.details, ...details })

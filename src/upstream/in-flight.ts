@@ -3,10 +3,8 @@ import type { Redis } from 'ioredis'
 import type { ReadScope } from './read-scope.js'
 import { type RedisLink, readKey } from './redis.js'
 
-/** Stage 3, reads in flight, joined only once sent: here, the attempt under way; across replicas,
- *  a lock on the read's Redis key (`SET NX PX`), taken just before it is sent, replaced by its
- *  answer. A replica that finds it looks again and again, each time later (all its waits in one
- *  MGET), until the answer is there or the lock gone. No clock: Redis ends a dead holder's lock. */
+/** Stage 3, reads in flight, joined once sent: here, the attempt under way; across replicas, a lock
+ *  on the read's Redis key (`SET NX PX`) replaced by its answer, looked at later and later. */
 
 const POLL_MS = 10
 const MAX_POLL_MS = 160
@@ -103,6 +101,5 @@ export class InFlight {
 }
 
 type Wait = { scope: ReadScope; done(stored: string | undefined): void }
-/** The wait's operation ended, or reached its deadline. */
 const over = ({ scope }: Wait) => scope.signal.aborted || scope.deadline <= Date.now()
 type Unlock = { gwUnlock(key: string, lock: string): Promise<number> }

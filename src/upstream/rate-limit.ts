@@ -1,9 +1,8 @@
 import { PREFIX, type RedisLink } from './redis.js'
 
 /** UPSTREAM_RATE_LIMIT per token, CALLER_RATE_LIMIT per caller: GCRA, a theoretical arrival time
- *  (TAT) each. T = 1000 / rate ms, τ = 1000 − T (a second's burst): a turn comes at max(now,
- *  TAT − τ) and moves TAT on by T; one past the longest wait takes nothing. With Redis the buckets
- *  are every replica's (a script a turn), else this process's. A 429's Retry-After pauses a token. */
+ *  (TAT) each; T = 1000 / rate ms, τ = 1000 − T (a second's burst): a turn comes at max(now,
+ *  TAT − τ), moving TAT on by T. With Redis, all replicas'; a 429's Retry-After pauses a token. */
 
 // KEYS: the token's TAT key, the caller's (when limited). ARGV: T and τ of each, the longest wait
 // (ms), a pause (ms; 0: none). Returns the wait (ms); one past the longest took nothing.

@@ -1,7 +1,6 @@
 import type { OperationTrace } from '../observability/operation-trace.js'
 
-/** How a read was served: from the cache, by the upstream, stale after an upstream failure, or
- *  by another operation's (or replica's) read in flight. */
+/** How a read was served; `shared`: by another operation's (or replica's) read in flight. */
 export type CacheResult = 'hit' | 'miss' | 'stale' | 'shared'
 
 export type Language = 'NL' | 'FR' | 'EN'
@@ -32,8 +31,7 @@ export interface ReadScope {
   startedAt: number
   /** Told how each read through the cache was served (not called without a cache). */
   served(result: CacheResult): void
-  /** True while the read is wanted only by a `@defer`red part (the loaders' per-read scope turns it
-   *  false when a first-payload field asks): where a budget is short, deferred reads give way. */
+  /** Only a `@defer`red part wants the read: where a budget is short, deferred reads give way. */
   readonly deferred?: boolean
   /** Told when a failed attempt will be retried (the loaders keep that call for it). */
   retrying?(): void

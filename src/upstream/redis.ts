@@ -1,9 +1,8 @@
 import { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 
-/** A process's one Redis connection and one health switch: a command unanswered for TIMEOUT_MS,
- *  or the connection dropping, trips it, ends every wait, and every use is skipped at once until
- *  a PING in the background (never a request) finds Redis back: a request pays one timeout. */
+/** A process's one Redis connection and health switch: a command unanswered for TIMEOUT_MS or a
+ *  dropped connection trips it; every use is then skipped until a background PING finds Redis. */
 
 /** Keys of this version: old and new replicas never read each other's during a rolling deploy. */
 export const PREFIX = 'gw3:'
@@ -19,7 +18,6 @@ export class RedisLink {
   /** Called whenever the switch trips: whoever waits for Redis stops. */
   readonly onDown: (() => void)[] = []
   private probing: NodeJS.Timeout | undefined
-  /** How each command under way ends its wait. */
   private readonly pending = new Set<(error: unknown) => void>()
   private gets: { key: string; answer(value: string | null | undefined): void }[] = []
 

@@ -4,10 +4,8 @@ import type { Logger } from 'pino'
 import { cancelled, isCallersOwn, UpstreamError } from './errors.js'
 import type { Read } from './read-scope.js'
 
-/** Stage 2, when requests fail. Retries: capped exponential backoff with jitter (or a longer
- *  Retry-After) within UPSTREAM_TIMEOUT_MS and the deadline, from one budget per process. A circuit
- *  per endpoint and token (cockatiel), this replica's: UPSTREAM_CIRCUIT_FAILURES reads in a row
- *  failed (5xx, no connection, timeout) refuse reads UPSTREAM_CIRCUIT_OPEN_SECONDS; one probes. */
+/** Stage 2, when requests fail: retries within UPSTREAM_TIMEOUT_MS and the deadline, from one
+ *  budget per process; a circuit per endpoint and token (cockatiel), this replica's. */
 
 export type RetryPolicy = { maxRetries: number; baseDelayMs: number; maxDelayMs: number }
 export type CircuitOptions = { failures: number; openMs: number }
@@ -16,15 +14,13 @@ export type CircuitOptions = { failures: number; openMs: number }
 const isRetried = ({ status, code }: UpstreamError) =>
   status === undefined ? code === 'UPSTREAM_ERROR' : [429, 502, 503, 504].includes(status)
 
-/** Capped exponential backoff with equal jitter, or the upstream's Retry-After when longer. */
 export function retryDelayMs(policy: RetryPolicy, n: number, retryAfter = 0, random = Math.random) {
   const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** n)
   return Math.max(backoff / 2 + (random() * backoff) / 2, retryAfter * 1000)
 }
 
-/** Retries add 20 % to the reads at most, plus 10 in reserve: each read deposits 0.2, a retry
- *  spends 1. A read only a `@defer`red part wants retries while 5 are left after it: first parts
- *  go first. */
+/** Retries add 20 % to the reads at most, plus 10 in reserve; a read only a `@defer`red part
+ *  wants retries while 5 are left after it: first parts go first. */
 export class RetryBudget {
   private tokens = 10
 
@@ -93,8 +89,7 @@ export class Resilience {
       const { code, status, details } = failure
       const delay = this.delayAfter(failure, n, read, circuit)
       if (delay === undefined) {
-        // Failed for good, logged once: info for what the caller asked for (a 404; a 401/403 to
-        // the caller's own token), else warn: the operator may have to act.
+        // Failed for good, logged once: at info what the caller asked for, else warn (act on it).
         const info =
           code === 'NOT_FOUND' || (this.callersTokens && [401, 403].includes(status ?? 0))
         const line = { endpoint, code, status, attempts: n, requestId: scope.requestId }
@@ -146,7 +141,6 @@ export class Resilience {
     return circuit
   }
 
-  /** How long the circuit stays open from now (ms); 0 when it is not open. */
   private openFor(circuit: Circuit): number {
     if (circuit.state !== CircuitState.Open || !this.circuit) return 0
     return Math.max(0, (circuit.openedAt ?? 0) + this.circuit.openMs - Date.now())

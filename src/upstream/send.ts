@@ -14,7 +14,6 @@ export interface SendOptions {
   dispatcher?: Dispatcher | undefined
 }
 
-/** A GET's headers, the endpoint its errors name, its end and deadline. */
 type Sending = { headers: Record<string, string>; endpoint: string; readDeadline: number }
 
 const TIMEOUTS = ['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']

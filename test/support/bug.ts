@@ -16,7 +16,7 @@ export function bugInReads(resources: string[]) {
     this: Loaders,
     ...args: Parameters<typeof read>
   ) {
-    if (resources.some((name) => args[0].template.endsWith(`/${name}`))) throw bug
+    if (resources.some((name) => args[0].name.endsWith(`/${name}`))) throw bug
     return read.apply(this, args)
   } as typeof read)
 }

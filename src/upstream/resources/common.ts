@@ -5,12 +5,8 @@ import { COUNTRIES } from '../../domain/company-number.js'
 
 export const country = z.enum(COUNTRIES)
 
-/**
- * `pagination` of every paged collection. Whole numbers the GraphQL surface shows as `Int` are
- * read as 32-bit (z.int32(), here and in every resource): a larger one fails its read, a coded
- * upstream error on the field that read it, instead of an uncoded serialization error on a
- * field that reads nothing.
- */
+/** `pagination` of every paged collection. Whole numbers GraphQL shows as `Int` are z.int32() in
+ *  every resource: a larger one fails its read with a coded error, not its serialization. */
 export const pagination = z.object({
   limit: z.int32(),
   offset: z.int32(),
@@ -35,10 +31,7 @@ export type CompanyKey = z.output<typeof companyKey>
 export const MAX_LIMIT = 500
 
 /** limit/offset of a paged request; limit is at most MAX_LIMIT. */
-export interface Page {
-  limit: number
-  offset: number
-}
+export type Page = { limit: number; offset: number }
 
 /** Path of a company resource: /v1/companies/{countryCode}/{companyNumber}/{resource}. */
 export function companyPath(company: CompanyKey, resource: string) {

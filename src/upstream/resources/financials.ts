@@ -67,10 +67,8 @@ export const financials = defineEndpoint(
   z.object({ identifier: companyIdentifier, data: z.array(financial), pagination }),
 )
 
-/**
- * The read of a company's statements from `offset`, as many as the upstream gives at once: the
- * upstream documents no order, so the gateway reads them whole and orders them itself.
- */
+/** A company's statements from `offset`, as many as the upstream gives at once: it documents no
+ *  order, so the gateway reads them whole and orders them itself. */
 export const statementsFrom = (company: CompanyKey, offset = 0) => ({
   company,
   limit: MAX_LIMIT,

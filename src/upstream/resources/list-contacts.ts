@@ -1,15 +1,11 @@
 import { z } from 'zod'
 import { defineEndpoint } from '../endpoint.js'
 import { companyIdentifier, type Page, pagination } from './common.js'
-import { contactIdentity } from './company-contacts.js'
+import { companyContact } from './company-contacts.js'
 
 /** Contacts of a list: GET /v1/lists/{id}/contacts. Each carries the company it works for. */
 
-export const listContact = z.object({
-  jobTitle: z.string().nullable(),
-  identifier: contactIdentity,
-  company: companyIdentifier,
-})
+export const listContact = companyContact.extend({ company: companyIdentifier })
 
 export const listContacts = defineEndpoint(
   'GET /v1/lists/{id}/contacts',
