@@ -1,9 +1,6 @@
 /**
- * The one catalogue of error codes (contract/runtime.md, "Errors"): every error the gateway
- * answers with carries one of these as `extensions.code`, and `extensions.retryable`: whether
- * the same request may succeed later (the code's, unless the error knows better: an upstream
- * 4xx is an UPSTREAM_ERROR no retry mends). docs/errors.md is generated from it
- * (`npm run docs`), and a test holds it to the contract's table.
+ * The one catalogue of error codes (contract/runtime.md, "Errors"), each with whether the same
+ * request may succeed later unless the error knows better; docs/errors.md is generated from it.
  */
 export const ERROR_CODES = {
   BAD_USER_INPUT: {

@@ -1,10 +1,6 @@
 import { type ErrorCode, isRetryable } from './codes.js'
 
-/**
- * A coded error answered at the request edge, before any GraphQL runs (404 for an unknown path,
- * 406 for an Accept the gateway cannot serve): the body has GraphQL's `errors` shape, so clients
- * read it as they read any other error.
- */
+/** A coded error answered before any GraphQL runs, in GraphQL's `errors` shape all the same. */
 export function errorResponse(
   Response: typeof globalThis.Response,
   status: number,
