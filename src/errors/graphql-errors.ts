@@ -39,7 +39,7 @@ export function notFound(message: string): GraphQLError {
   return codedError('NOT_FOUND', message)
 }
 
-/** A refusal before execution: HTTP 400 to application/graphql-response+json, 200 to application/json. */
+/** A refusal before execution: 400 to application/graphql-response+json, 200 to application/json */
 export function refusal(
   code: ErrorCode,
   message: string,

@@ -1,10 +1,6 @@
 import { isIPv6 } from 'node:net'
 
-/**
- * What an unverified caller is told apart by: its IPv4 address, or its IPv6 address's /64. A
- * host is commonly given a whole /64, so each of its 2^64 addresses must not buy a share of its
- * own.
- */
+/** An unverified caller's IPv4 address, or its IPv6 /64: a host is commonly given a whole /64. */
 export function addressShare(address: string): string {
   const plain = address.replace(/%.*$/, '')
   if (!isIPv6(plain)) return plain

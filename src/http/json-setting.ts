@@ -6,7 +6,7 @@ import { ConfigError } from '../config.js'
 export const invalidFile = (setting: string, path: string, problem: string) =>
   new ConfigError(`Invalid setting ${setting}: ${path}: ${problem.replace(/\s+/g, ' ').trim()}`)
 
-/** The JSON file a setting names, of `schema`'s shape; a ConfigError naming the setting otherwise. */
+/** The JSON file a setting names, of `schema`'s shape; else a ConfigError naming the setting. */
 export function readJsonSetting<T>(setting: string, path: string, schema: z.ZodType<T>): T {
   let text: string
   try {

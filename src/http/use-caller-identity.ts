@@ -9,18 +9,13 @@ import { CredentialRefused, type Verify } from './caller-identity.js'
 import { KeysUnavailable } from './issuer-keys.js'
 
 /**
- * Who is calling (contract/runtime.md, `Authorization`), for the fair share of connections and
- * the operation log: the verified caller where credentials are verified; with UPSTREAM_TOKEN and
- * no verification, the caller's address only (a made-up bearer string must buy no share of its
- * own; an IPv6 address by its /64); without UPSTREAM_TOKEN, the caller's own token once the upstream has accepted it (a
- * made-up one would otherwise buy a share of its own, the upstream refusing it only once its
- * read has had its turn), or else its address. Kept as a keyed hash, never in clear.
+ * Who is calling, for the fair share and the operation log, as a keyed hash: the verified caller;
+ * else its own token once the upstream accepted it (without UPSTREAM_TOKEN), so a made-up one
+ * buys no share of its own; else its address.
  */
 export interface Callers {
-  /** Verifies each GraphQL request's credential before its body is read; none to verify: none. */
   plugin: Plugin | undefined
   idOf: CallerId
-  /** The upstream answered a request sent with the caller's own token (its `tokenKey`) 2xx. */
   tokenAccepted(tokenKey: string): void
 }
 
@@ -29,7 +24,6 @@ export interface CallerSettings {
   /** UPSTREAM_TOKEN is set: the caller's bearer string is not sent upstream, nor trusted. */
   serviceToken: boolean
   hash(parts: readonly string[], length?: number): string
-  /** The keyed hash the upstream client keys a token by (what `tokenAccepted` is told). */
   tokenKey(token: string): string
 }
 
@@ -41,7 +35,6 @@ export function callers(settings: CallerSettings): Callers {
   const verified = new WeakMap<Request, string>()
   const ids = new WeakMap<Request, string>()
   const accepted = new LRUCache<string, true>({ max: ACCEPTED_TOKENS })
-  // The same caller comes again and again: its keyed hash is made once, not per request.
   const hashed = new LRUCache<string, string>({ max: ACCEPTED_TOKENS })
   const acceptedKey = (request: Request) => {
     const token = serviceToken ? undefined : bearerToken(request.headers.get('authorization'))
@@ -75,11 +68,8 @@ export function callers(settings: CallerSettings): Callers {
 }
 
 /**
- * Verifies the credential of each GraphQL request before its body is parsed, so before any
- * upstream call: missing or refused is HTTP 401 with `WWW-Authenticate` (RFC 6750:
- * `error="invalid_token"` when one was sent), the issuer's keys out of reach is 503. GraphiQL's
- * page, `/health`, `/ready`, `/metrics` and CORS preflights are answered before this hook and
- * need no credential.
+ * Verifies each GraphQL request's credential before its body is parsed: missing or refused is 401
+ * with `WWW-Authenticate` (RFC 6750), the issuer's keys out of reach 503.
  */
 function useCallerIdentity(verify: Verify, verified: WeakMap<Request, string>): Plugin {
   return {

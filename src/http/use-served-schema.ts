@@ -5,29 +5,19 @@ import type { Plugin } from 'graphql-yoga'
 /** Where code generators read the schema (contract/runtime.md). */
 export const SCHEMA_PATH = '/graphql/schema.graphql'
 
-/**
- * The schema as schema.graphql holds it: the one yoga executes against (the Pothos schema plus
- * what plugins add, such as @defer and @stream), with directive definitions and the directives
- * applied to types and fields (@semanticNonNull), which introspection cannot carry.
- */
+/** The schema yoga executes against, with the applied directives introspection cannot carry. */
 export function printServedSchema(schema: GraphQLSchema): string {
   return `${printSchemaWithDirectives(schema)}\n`
 }
 
-export interface ServedSchemaOptions {
-  path?: string
-  /** What is served for the schema yoga executes against (a subgraph's SDL, in that mode). */
-  print?: (schema: GraphQLSchema) => string
-}
-
-/**
- * Serves the printed schema at `path` (GET and HEAD, `text/plain`), before the GraphQL pipeline:
- * codegen and relay-compiler read the applied directives from it. Printed once per schema.
- */
+/** Serves the printed schema (a subgraph's SDL in that mode) at `path`, printed once per schema. */
 export function useServedSchema({
   path = SCHEMA_PATH,
   print = printServedSchema,
-}: ServedSchemaOptions = {}): Plugin {
+}: {
+  path?: string
+  print?: (schema: GraphQLSchema) => string
+} = {}): Plugin {
   let schema: GraphQLSchema | undefined
   let printed: { schema: GraphQLSchema; text: string } | undefined
   return {
