@@ -65,14 +65,31 @@ export function httpError(
   return codedError(code, message, { extensions: { http: { status, headers } } })
 }
 
+/** A coded error answered before any GraphQL runs, in GraphQL's `errors` shape all the same. */
+export function errorResponse(
+  Response: typeof globalThis.Response,
+  status: number,
+  code: ErrorCode,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(
+    JSON.stringify({
+      errors: [{ message, extensions: { code, retryable: isRetryable(code) } }],
+    }),
+    {
+      status,
+      headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+    },
+  )
+}
+
 /** What a client sees of an unexpected error in production (yoga's own default too). */
 export const UNEXPECTED_ERROR = 'Unexpected error.'
 
 /**
- * yoga's maskError hook. A coded error passes (with its code's `retryable` if graphql-js or yoga
- * made it), so yoga neither masks nor logs it. yoga's refusals of a malformed request carry an
- * HTTP status but no code: BAD_REQUEST with yoga's message. Anything else is a bug of ours:
- * INTERNAL_SERVER_ERROR, its message shown in development only, logged by yoga with its stack.
+ * yoga's maskError hook: a coded error passes, unlogged; yoga's refusals of a malformed request
+ * (an HTTP status, no code) are BAD_REQUEST; anything else is a bug of ours, INTERNAL_SERVER_ERROR.
  */
 export function maskError(error: unknown, message: string, isDev?: boolean): Error {
   const located = error instanceof GraphQLError ? error : undefined

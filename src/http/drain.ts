@@ -53,7 +53,6 @@ export function trackRequests(server: Server, quietMs: number) {
     get size() {
       return inFlight.size
     },
-    /** Resolves once nothing is in flight and no request has come for `quietMs`. */
     quiet: () =>
       new Promise<void>((resolve) => {
         onQuiet = resolve

@@ -1,11 +1,6 @@
 /** GraphiQL's opening tabs: none names a list or company, so they run on any upstream. */
 
-export interface GraphiQLTab {
-  query: string
-  variables?: string
-}
-
-export const GRAPHIQL_TABS: readonly GraphiQLTab[] = [
+export const GRAPHIQL_TABS: readonly { query: string; variables?: string }[] = [
   {
     query: `# Your first list → its companies → their latest statement, best lookalikes and
 # shareholders, in one query. Open the Docs pane for every field.

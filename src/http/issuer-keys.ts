@@ -6,10 +6,8 @@ const COOLDOWN_MS = 30_000
 export class KeysUnavailable extends Error {}
 
 /**
- * The issuer's key set (AUTH_JWKS_URL), kept through its outages: when to fetch is decided here,
- * as jose would make tokens wait for a refetch of an old set and fail them while the issuer is
- * down. Refetched in the background once old, and for an unknown `kid` (a rotated key) at most
- * once per cooldown, so made-up `kid`s cannot hammer the issuer.
+ * The issuer's key set (AUTH_JWKS_URL), kept through its outages (jose would fail tokens then):
+ * refetched in the background once old, and for an unknown `kid` at most once per cooldown.
  */
 export function issuerKeys(url: URL, onFetchFailed: (error: unknown) => void): JWTVerifyGetKey {
   const keySet = createRemoteJWKSet(url, {

@@ -8,18 +8,14 @@ export const invalidFile = (setting: string, path: string, problem: string) =>
 
 /** The JSON file a setting names, of `schema`'s shape; else a ConfigError naming the setting. */
 export function readJsonSetting<T>(setting: string, path: string, schema: z.ZodType<T>): T {
-  let text: string
-  try {
-    text = readFileSync(path, 'utf8')
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    throw invalidFile(setting, path, `cannot be read${code ? ` (${code})` : ''}`)
-  }
   let json: unknown
   try {
-    json = JSON.parse(text)
+    json = JSON.parse(readFileSync(path, 'utf8'))
   } catch (error) {
-    throw invalidFile(setting, path, `is not JSON (${(error as Error).message})`)
+    // The file system's errors have a code, JSON.parse's none.
+    const code = (error as NodeJS.ErrnoException).code
+    const problem = code ? `cannot be read (${code})` : `is not JSON (${(error as Error).message})`
+    throw invalidFile(setting, path, problem)
   }
   const parsed = schema.safeParse(json)
   if (parsed.success) return parsed.data

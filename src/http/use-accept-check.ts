@@ -1,5 +1,5 @@
 import { type Plugin, shouldRenderGraphiQL } from 'graphql-yoga'
-import { errorResponse } from '../errors/error-response.js'
+import { errorResponse } from '../errors/graphql-errors.js'
 import { INCREMENTAL_MEDIA_TYPES } from '../operation/use-admission.js'
 
 /** Media types yoga answers in, in the order a wildcard admits them (as yoga does). */
@@ -9,18 +9,12 @@ const SERVED_MEDIA_TYPES = [
   ...INCREMENTAL_MEDIA_TYPES,
 ]
 
-interface Range {
-  type: string
-  subtype: string
-  q: number
-}
-
 /**
  * The ranges of an Accept header (absent or empty: anything). A range that is not `type/subtype`,
  * asks for a charset but UTF-8 (yoga's only one) or has a weight outside 0..1 admits nothing.
  */
-function rangesOf(accept: string | null): Range[] {
-  const ranges: Range[] = []
+function rangesOf(accept: string | null) {
+  const ranges: { type: string; subtype: string; q: number }[] = []
   for (const part of (accept?.trim() || '*/*').replace(/\s/g, '').toLowerCase().split(',')) {
     const [range = '', ...params] = part.split(';')
     const [type = '', subtype = '', ...rest] = range.split('/')
@@ -64,7 +58,11 @@ function acceptedTypes(accept: string | null): string[] {
 }
 
 /** 3: exactly, 2: by its type, 1: as a wildcard, 0: not. */
-function specificityOf(range: Range, type: string | undefined, subtype: string | undefined) {
+function specificityOf(
+  range: { type: string; subtype: string },
+  type: string | undefined,
+  subtype: string | undefined,
+) {
   if (range.type === '*') return 1
   if (range.type !== type) return 0
   if (range.subtype === '*') return 2

@@ -2,10 +2,8 @@ import type { Plugin } from 'graphql-yoga'
 import { httpError } from '../errors/graphql-errors.js'
 
 /**
- * 403 for a request a browser sent for a page of an origin CORS_ORIGINS does not allow: CORS only
- * hides the answer, and a "simple" request has no preflight. As Go's CrossOriginProtection:
- * `Sec-Fetch-Site`, else `Origin` against the host called. Not yoga's or Apollo's CSRF
- * prevention: they need a custom header on every GET, which plain clients lack.
+ * 403 for a browser's request from a page of an origin CORS_ORIGINS does not allow (CORS only hides
+ * the answer), judged as Go's CrossOriginProtection does: yoga's CSRF check needs custom headers.
  */
 export function useCrossOriginCheck(allowed: (origin: string | null) => boolean): Plugin {
   return {

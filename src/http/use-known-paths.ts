@@ -1,5 +1,5 @@
 import type { Plugin } from 'graphql-yoga'
-import { errorResponse } from '../errors/error-response.js'
+import { errorResponse } from '../errors/graphql-errors.js'
 
 /** 404 for any other path: yoga would run GraphQL at `/x/graphql`, unseen by exact-path checks. */
 export function useKnownPaths(paths: readonly string[]): Plugin {

@@ -8,13 +8,9 @@ import { invalidFile, readJsonSetting } from './json-setting.js'
 import { routerTraffic } from './router-traffic.js'
 
 /**
- * Persisted documents (PERSISTED_DOCUMENTS, PERSISTED_DOCUMENTS_ONLY in contract/runtime.md): a
- * manifest `{ "<id>": "<document>" }` as relay-compiler and GraphQL Code Generator write it, read
- * at start. A request names a document by `documentId` or Apollo's
- * `extensions.persistedQuery.sha256Hash`, and yoga's usePersistedOperations runs it as if sent as
- * `query`. Refusals come in `onParams`, before any upstream call. Router traffic
- * (SUBGRAPH_ROUTER_SECRET) is not held to PERSISTED_DOCUMENTS_ONLY: the router enforces it, and
- * the operations it generates are in no manifest.
+ * Persisted documents (contract/runtime.md), named by `documentId` or Apollo's hash and run by
+ * yoga's usePersistedOperations as if sent as `query`. The router (SUBGRAPH_ROUTER_SECRET) is not
+ * held to PERSISTED_DOCUMENTS_ONLY: it enforces it, and its operations are in no manifest.
  */
 
 const SETTING = 'PERSISTED_DOCUMENTS'
@@ -62,11 +58,8 @@ export function usePersistedDocuments(
   // `documentId` first, as GraphQL over HTTP defines it.
   const idOf = (params: GraphQLParams & { documentId?: string }): string | null => {
     if (params.documentId !== undefined) return params.documentId
-    const persisted: unknown = params.extensions?.persistedQuery
-    const hash =
-      typeof persisted === 'object' && persisted !== null
-        ? (persisted as { sha256Hash?: unknown }).sha256Hash
-        : undefined
+    const persisted = params.extensions?.persistedQuery as { sha256Hash?: unknown } | undefined
+    const hash = persisted?.sha256Hash
     return typeof hash === 'string' && hash !== '' ? hash : null
   }
   return [

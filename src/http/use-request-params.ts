@@ -1,7 +1,6 @@
 import { getOperationAST } from 'graphql'
 import type { GraphQLParams, Plugin } from 'graphql-yoga'
-import { errorResponse } from '../errors/error-response.js'
-import { httpError, refusal } from '../errors/graphql-errors.js'
+import { errorResponse, httpError, refusal } from '../errors/graphql-errors.js'
 
 /**
  * A GraphQL-over-HTTP request's parameters, read one way from a query string, a form and a JSON
