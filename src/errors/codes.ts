@@ -1,7 +1,4 @@
-/**
- * The one catalogue of error codes (contract/runtime.md, "Errors"), each with when it is answered;
- * docs/errors.md is generated from it.
- */
+/** The one catalogue of error codes (contract/runtime.md); docs/errors.md is generated from it. */
 export const ERROR_CODES = {
   BAD_USER_INPUT:
     'An argument or variable refused before any upstream call. Invalid on its own (a company number of the wrong shape or checksum, `first`/`last` outside 0..500 or given together, `minScore` outside 0..1, a malformed cursor or global ID, a contacts search or filter over its bounds, an `@stream` initialCount below 0, a variable that does not coerce): the whole operation, before it runs, no `data`. An item of `nodes(ids)` or a well-formed cursor of another connection: null at its own path.',

@@ -2,14 +2,11 @@ import { GraphQLError, type GraphQLErrorOptions } from 'graphql'
 import { maskError as yogaMaskError } from 'graphql-yoga'
 import { ERROR_CODES, type ErrorCode, isRetryable } from './codes.js'
 
-/**
- * Errors get their code where they are born, through these helpers (upstream failures in
- * src/upstream/errors.ts): masking only keeps coded errors as they are and hides the rest.
- */
+// Errors get their code where they are born, through these helpers (and src/upstream/errors.ts).
 
 /**
- * An error with its code, made without a stack: it would only show the gateway's own frames, and
- * graphql-js copies it onto each located error (seconds for a document of many refused fields).
+ * An error with its code, made without a stack: only the gateway's own frames, and graphql-js
+ * copies it onto each located error (seconds for a document of many refused fields).
  */
 export function codedError(
   code: ErrorCode,

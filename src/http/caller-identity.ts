@@ -6,11 +6,8 @@ import type { Logger } from '../observability/logger.js'
 import { issuerKeys, KeysUnavailable } from './issuer-keys.js'
 import { readJsonSetting } from './json-setting.js'
 
-/**
- * Who a caller is, from its bearer credential: an API key of AUTH_API_KEYS_FILE (its name) or a
- * JWT of AUTH_JWKS_URL's issuer (its `sub`). Only with UPSTREAM_TOKEN: else the caller's token
- * goes upstream, and verifying here too would send callers' keys or JWTs to the upstream.
- */
+// A caller's bearer credential verified: an API key of AUTH_API_KEYS_FILE, a JWT of AUTH_JWKS_URL.
+// Only with UPSTREAM_TOKEN: else callers' keys or JWTs would go upstream, which verifies them.
 
 /** The credential is missing, malformed, unknown, expired or not for this gateway: HTTP 401. */
 export class CredentialRefused extends Error {}
@@ -23,7 +20,7 @@ const MAX_CREDENTIAL_LENGTH = 8192
 
 type Settings = Pick<Config, 'upstreamToken' | 'authApiKeysFile' | 'authJwt'>
 
-/** The verifier the settings ask for; none when neither AUTH_API_KEYS_FILE nor AUTH_JWKS_URL is set. */
+/** The verifier the settings ask for; none without AUTH_API_KEYS_FILE and AUTH_JWKS_URL. */
 export function credentialVerifier(settings: Settings, logger?: Logger): Verify | undefined {
   const { authApiKeysFile, authJwt } = settings
   if (!authApiKeysFile && !authJwt) return undefined
@@ -66,10 +63,7 @@ const apiKeysSchema = z
   )
   .transform((keys) => new Map(Object.entries(keys).map(([name, hash]) => [hash, name])))
 
-/**
- * A JWT's `sub`, once jose has checked it: RS256 or ES256 only (neither `none` nor an HMAC keyed
- * with a public key), by a key of the issuer's set, `iss`, `aud`, `exp` and `nbf`.
- */
+/** A JWT's `sub` once jose checked it: RS256/ES256 only (no `none`, no HMAC on a public key). */
 function jwtVerifier(
   { jwksUrl, issuer, audience }: NonNullable<Settings['authJwt']>,
   logger: Logger | undefined,

@@ -1,9 +1,6 @@
 import type { CORSOptions } from 'graphql-yoga'
 
-/**
- * yoga's `cors` option for CORS_ORIGINS. Never with credentials: the gateway's is the
- * `Authorization` header a page sets itself; allowing them would only attach ambient cookies.
- */
+/** yoga's `cors` option; no credentials: allowing them would only attach ambient cookies. */
 export function corsOptions(
   origins: '*' | readonly string[],
   maxAgeSeconds: number,

@@ -11,10 +11,8 @@ export function useDrain(draining: () => boolean): Plugin {
   }
 }
 
-/**
- * A node:http server's requests in flight, from their first bytes to their response's end. Heads
- * still arriving are watched only while draining: a `data` listener slows a socket down.
- */
+// A node:http server's requests in flight, from their first bytes to their response's end. Heads
+// still arriving are watched only while draining: a `data` listener slows a socket down.
 export function trackRequests(server: Server, quietMs: number) {
   const inFlight = new Set<ServerResponse>()
   const sockets = new Set<Socket>()

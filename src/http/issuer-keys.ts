@@ -5,10 +5,8 @@ const COOLDOWN_MS = 30_000
 
 export class KeysUnavailable extends Error {}
 
-/**
- * The issuer's key set (AUTH_JWKS_URL), kept through its outages (jose would fail tokens then):
- * refetched in the background once old, and for an unknown `kid` at most once per cooldown.
- */
+// The issuer's key set (AUTH_JWKS_URL), kept through its outages (jose would fail tokens then):
+// refetched in the background once old, and for an unknown `kid` at most once per cooldown.
 export function issuerKeys(url: URL, onFetchFailed: (error: unknown) => void): JWTVerifyGetKey {
   const keySet = createRemoteJWKSet(url, {
     cacheMaxAge: Number.POSITIVE_INFINITY,

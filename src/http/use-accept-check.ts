@@ -9,10 +9,8 @@ const SERVED_MEDIA_TYPES = [
   ...INCREMENTAL_MEDIA_TYPES,
 ]
 
-/**
- * The ranges of an Accept header (absent or empty: anything). A range that is not `type/subtype`,
- * asks for a charset but UTF-8 (yoga's only one) or has a weight outside 0..1 admits nothing.
- */
+// An Accept header's ranges (absent or empty: anything). One that is not `type/subtype`, asks
+// for a charset but UTF-8 (yoga's only one) or weighs outside 0..1 admits nothing.
 function rangesOf(accept: string | null) {
   const ranges: { type: string; subtype: string; q: number }[] = []
   for (const part of (accept?.trim() || '*/*').replace(/\s/g, '').toLowerCase().split(',')) {
@@ -34,10 +32,8 @@ function rangesOf(accept: string | null) {
   return ranges
 }
 
-/**
- * The served types an Accept header admits, favourite first. A type's weight is that of the most
- * specific range naming it (RFC 9110 §12.5.1), the lowest of equally specific ones.
- */
+// The served types an Accept header admits, favourite first; a type weighs what its most
+// specific range says (RFC 9110 §12.5.1), the lowest of equally specific ones.
 function acceptedTypes(accept: string | null): string[] {
   const ranges = rangesOf(accept)
   const accepted: { type: string; q: number; at: number }[] = []
@@ -69,10 +65,8 @@ function specificityOf(
   return range.subtype === subtype ? 3 : 0
 }
 
-/**
- * 406 for an Accept the gateway cannot serve, before the upstream is paid (yoga finds out after
- * execution). Else the header becomes the types it admits, favourite first: yoga ignores weights.
- */
+// 406 for an Accept the gateway cannot serve, before the upstream is paid (yoga finds out after
+// execution). Else the header becomes the types it admits, favourite first: yoga ignores weights.
 export function useAcceptCheck(graphqlEndpoint: string, graphiql: boolean): Plugin {
   return {
     onRequest({ request, url, endResponse, fetchAPI }) {

@@ -3,10 +3,8 @@ import { httpError } from '../errors/graphql-errors.js'
 
 const bodyTooLarge = () => httpError('REQUEST_ENTITY_TOO_LARGE', 413, 'Request body too large')
 
-/**
- * MAX_BODY_BYTES as yoga's `maxRequestBodySize` enforces it, cheaper: node reads exactly
- * Content-Length bytes, so the header is the check; only a chunked body is counted.
- */
+// MAX_BODY_BYTES as yoga's `maxRequestBodySize` enforces it, cheaper: node reads exactly
+// Content-Length bytes, so the header is the check; only a chunked body is counted.
 export function useBodyLimit(maxBytes: number): Plugin {
   return {
     onRequestParse({ request, requestParser, setRequestParser, fetchAPI }) {

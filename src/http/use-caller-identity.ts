@@ -11,10 +11,8 @@ import { KeysUnavailable } from './issuer-keys.js'
 /** Tokens the upstream accepted, kept: far more than callers at once, about a megabyte. */
 const ACCEPTED_TOKENS = 10_000
 
-/**
- * Who is calling, as a keyed hash: the verified caller; else its own token once the upstream
- * accepted it, so a made-up one buys no share of its own; else its address.
- */
+// Who is calling, as a keyed hash: the verified caller; else its own token once the upstream
+// accepted it, so a made-up one buys no share of its own; else its address.
 export function callers(settings: {
   verify: Verify | undefined
   /** UPSTREAM_TOKEN is set: the caller's bearer string is not sent upstream, nor trusted. */
@@ -55,10 +53,8 @@ export function callers(settings: {
   }
 }
 
-/**
- * Verifies each GraphQL request's credential before its body is parsed: missing or refused is 401
- * with `WWW-Authenticate` (RFC 6750), the issuer's keys out of reach 503.
- */
+// Verifies each GraphQL request's credential before its body is parsed: missing or refused is
+// 401 with `WWW-Authenticate` (RFC 6750), the issuer's keys out of reach 503.
 function useCallerIdentity(verify: Verify, verified: WeakMap<Request, string>): Plugin {
   return {
     async onRequestParse({ request, serverContext }) {

@@ -1,10 +1,8 @@
 import type { Plugin } from 'graphql-yoga'
 import { httpError } from '../errors/graphql-errors.js'
 
-/**
- * 403 for a browser's request from a page of an origin CORS_ORIGINS does not allow (CORS only hides
- * the answer), judged as Go's CrossOriginProtection does: yoga's CSRF check needs custom headers.
- */
+// 403 for a browser's request from a page of an origin CORS_ORIGINS does not allow (CORS only
+// hides the answer), judged as Go's CrossOriginProtection does: yoga's CSRF check needs headers.
 export function useCrossOriginCheck(allowed: (origin: string | null) => boolean): Plugin {
   return {
     onRequestParse({ request }) {

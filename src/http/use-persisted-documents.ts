@@ -7,11 +7,9 @@ import { httpError, refusal } from '../errors/graphql-errors.js'
 import { invalidFile, readJsonSetting } from './json-setting.js'
 import { routerTraffic } from './router-traffic.js'
 
-/**
- * Persisted documents (contract/runtime.md), named by `documentId` or Apollo's hash and run by
- * yoga's usePersistedOperations as if sent as `query`. The router (SUBGRAPH_ROUTER_SECRET) is not
- * held to PERSISTED_DOCUMENTS_ONLY: it enforces it, and its operations are in no manifest.
- */
+// Persisted documents (contract/runtime.md), named by `documentId` or Apollo's hash and run by
+// yoga's usePersistedOperations as if sent as `query`. The router (SUBGRAPH_ROUTER_SECRET) is not
+// held to PERSISTED_DOCUMENTS_ONLY: it enforces it, and its operations are in no manifest.
 
 const SETTING = 'PERSISTED_DOCUMENTS'
 

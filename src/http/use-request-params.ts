@@ -2,10 +2,8 @@ import { getOperationAST } from 'graphql'
 import type { GraphQLParams, Plugin } from 'graphql-yoga'
 import { errorResponse, httpError, refusal } from '../errors/graphql-errors.js'
 
-/**
- * A GraphQL-over-HTTP request's parameters, read one way from a query string, a form and a JSON
- * body (yoga reads each its own way). Malformed: BAD_REQUEST, HTTP 400, echoing nothing sent.
- */
+// A GraphQL-over-HTTP request's parameters, read one way from a query string, a form and a JSON
+// body (yoga reads each its own way). Malformed: BAD_REQUEST, HTTP 400, echoing nothing sent.
 
 const PARAMETERS = new Map<string, 'string' | 'object'>([
   ['query', 'string'],
@@ -18,12 +16,11 @@ const NAMES = [...PARAMETERS.keys()].join(', ')
 
 const malformed = (message: string) => httpError('BAD_REQUEST', 400, message)
 
-function decoded(name: string, value: string): unknown {
-  if (PARAMETERS.get(name) !== 'object') return value
+function json(text: string, malformedMessage: string): unknown {
   try {
-    return JSON.parse(value)
+    return JSON.parse(text)
   } catch {
-    throw malformed(`The ${name} parameter is not JSON.`)
+    throw malformed(malformedMessage)
   }
 }
 
@@ -37,7 +34,10 @@ function paramsOf(raw: unknown, documents: boolean, encoded: boolean): GraphQLPa
     if (given === null || given === '') continue
     const type = PARAMETERS.get(name)
     if (type === undefined) throw malformed(`Unknown parameter: a request has only ${NAMES}.`)
-    const value = encoded ? decoded(name, given as string) : given
+    const value =
+      encoded && type === 'object'
+        ? json(given as string, `The ${name} parameter is not JSON.`)
+        : given
     if (value === null) continue
     if (
       type === 'object' ? typeof value !== 'object' || Array.isArray(value) : typeof value !== type
@@ -58,10 +58,8 @@ function paramsOf(raw: unknown, documents: boolean, encoded: boolean): GraphQLPa
 const mediaType = (request: Request) =>
   request.headers.get('content-type')?.split(',')[0]?.split(';')[0]?.trim().toLowerCase()
 
-/**
- * Reads every GET and POST (another Content-Type: 415); an operationName that names no operation
- * is refused as an invalid document is. `documents`: PERSISTED_DOCUMENTS may stand for a query.
- */
+// Reads every GET and POST (another Content-Type: 415); an operationName naming no operation is
+// refused as an invalid document is. `documents`: PERSISTED_DOCUMENTS may stand for a query.
 export function useRequestParams(documents: boolean): Plugin {
   const fromText = (text: string) => {
     const given = new URLSearchParams(text)
@@ -79,13 +77,7 @@ export function useRequestParams(documents: boolean): Plugin {
       if (type === 'application/json' || type === 'application/graphql+json') {
         return setRequestParser(async (body) => {
           const text = await body.text()
-          let raw: unknown
-          try {
-            raw = JSON.parse(text)
-          } catch {
-            throw malformed('The body is not JSON.')
-          }
-          return paramsOf(raw, documents, false)
+          return paramsOf(json(text, 'The body is not JSON.'), documents, false)
         })
       }
       if (type === 'application/x-www-form-urlencoded') {

@@ -10,14 +10,10 @@ export function printServedSchema(schema: GraphQLSchema): string {
   return `${printSchemaWithDirectives(schema)}\n`
 }
 
-/** Serves the printed schema (a subgraph's SDL in that mode) at `path`, printed once per schema. */
-export function useServedSchema({
-  path = SCHEMA_PATH,
-  print = printServedSchema,
-}: {
-  path?: string
-  print?: (schema: GraphQLSchema) => string
-} = {}): Plugin {
+/** Serves the printed schema (a subgraph's SDL in that mode), printed once per schema. */
+export function useServedSchema(
+  print: (schema: GraphQLSchema) => string = printServedSchema,
+): Plugin {
   let schema: GraphQLSchema | undefined
   let printed: { schema: GraphQLSchema; text: string } | undefined
   return {
@@ -26,7 +22,7 @@ export function useServedSchema({
       schema = change.schema
     },
     onRequest({ url, request, endResponse, fetchAPI }) {
-      if (url.pathname !== path || !schema) return
+      if (url.pathname !== SCHEMA_PATH || !schema) return
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         endResponse(new fetchAPI.Response(null, { status: 405, headers: { allow: 'GET, HEAD' } }))
         return
