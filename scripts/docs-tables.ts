@@ -2,7 +2,7 @@ import type { z } from 'zod'
 import { environment, telemetrySettings } from '../src/config.js'
 import { FAULT_KINDS, RESOURCES } from '../src/demo-upstream/faults.js'
 import { demoEnvironment } from '../src/demo-upstream/settings.js'
-import { ERROR_CODES } from '../src/errors/codes.js'
+import { ERROR_CODES, type ErrorCode, isRetryable } from '../src/errors/codes.js'
 
 /**
  * The tables of docs/ that are written from code, so they cannot go stale: each sits between
@@ -62,9 +62,9 @@ export const renderSettings = () => renderCatalogue(settingsCatalogue())
 export const renderErrorCodes = () =>
   table(
     ['code', 'retryable', 'when'],
-    Object.entries(ERROR_CODES).map(([code, { retryable, when }]) => [
+    Object.entries(ERROR_CODES).map(([code, when]) => [
       `\`${code}\``,
-      retryable ? 'yes' : 'no',
+      isRetryable(code as ErrorCode) ? 'yes' : 'no',
       when,
     ]),
   )

@@ -97,7 +97,7 @@ export function createGateway(
       useKnownPaths([graphqlEndpoint, SCHEMA_PATH, '/health', '/ready', '/metrics']),
       useMetricsEndpoint(metrics),
       // schema.graphql for code generators (applied directives included); the subgraph's SDL.
-      useServedSchema(served ? { print: () => served.sdl } : {}),
+      useServedSchema(served && (() => served.sdl)),
       useOperationLog(
         graphqlEndpoint,
         logger,

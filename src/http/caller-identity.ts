@@ -1,18 +1,13 @@
 import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import { errors, jwtVerify } from 'jose'
 import { z } from 'zod'
 import { type Config, ConfigError } from '../config.js'
 import type { Logger } from '../observability/logger.js'
 import { issuerKeys, KeysUnavailable } from './issuer-keys.js'
+import { readJsonSetting } from './json-setting.js'
 
-/**
- * Who a caller is, from the credential it sends (`Authorization: Bearer …`), where the gateway
- * spends its own UPSTREAM_TOKEN: an API key of AUTH_API_KEYS_FILE (the caller is its name) or a
- * JWT of AUTH_JWKS_URL's issuer (the caller is its `sub`). Without UPSTREAM_TOKEN the caller's
- * token goes upstream and the upstream verifies it: verifying it here too would mean sending
- * callers' API keys or JWTs to the upstream, so that is refused at start.
- */
+// A caller's bearer credential verified: an API key of AUTH_API_KEYS_FILE, a JWT of AUTH_JWKS_URL.
+// Only with UPSTREAM_TOKEN: else callers' keys or JWTs would go upstream, which verifies them.
 
 /** The credential is missing, malformed, unknown, expired or not for this gateway: HTTP 401. */
 export class CredentialRefused extends Error {}
@@ -25,7 +20,7 @@ const MAX_CREDENTIAL_LENGTH = 8192
 
 type Settings = Pick<Config, 'upstreamToken' | 'authApiKeysFile' | 'authJwt'>
 
-/** The verifier the settings ask for; none when neither AUTH_API_KEYS_FILE nor AUTH_JWKS_URL is set. */
+/** The verifier the settings ask for; none without AUTH_API_KEYS_FILE and AUTH_JWKS_URL. */
 export function credentialVerifier(settings: Settings, logger?: Logger): Verify | undefined {
   const { authApiKeysFile, authJwt } = settings
   if (!authApiKeysFile && !authJwt) return undefined
@@ -35,7 +30,9 @@ export function credentialVerifier(settings: Settings, logger?: Logger): Verify 
       `Invalid setting ${name}: needs UPSTREAM_TOKEN (without it the caller's own token goes upstream and the upstream verifies it)`,
     )
   }
-  const keys = authApiKeysFile ? loadApiKeys(authApiKeysFile) : undefined
+  const keys = authApiKeysFile
+    ? readJsonSetting('AUTH_API_KEYS_FILE', authApiKeysFile, apiKeysSchema)
+    : undefined
   const jwt = authJwt ? jwtVerifier(authJwt, logger) : undefined
   return async (credential) => {
     if (credential.length > MAX_CREDENTIAL_LENGTH) throw new CredentialRefused('is too long')
@@ -49,7 +46,7 @@ export function credentialVerifier(settings: Settings, logger?: Logger): Verify 
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
-/** `{ "<caller name>": "<SHA-256 hex of the key>" }`, each hash of one name only. */
+/** `{ "<caller name>": "<SHA-256 hex of the key>" }`, each hash of one name only; names by hash. */
 const apiKeysSchema = z
   .record(
     z.string().min(1, 'a caller name is empty'),
@@ -64,32 +61,9 @@ const apiKeysSchema = z
     (keys) => new Set(Object.values(keys)).size === Object.keys(keys).length,
     'two callers have the same key',
   )
+  .transform((keys) => new Map(Object.entries(keys).map(([name, hash]) => [hash, name])))
 
-/** The keys file's names by key hash; a ConfigError naming AUTH_API_KEYS_FILE otherwise. */
-function loadApiKeys(path: string): ReadonlyMap<string, string> {
-  const invalid = (problem: string) =>
-    new ConfigError(`Invalid setting AUTH_API_KEYS_FILE: ${path}: ${problem.replace(/\s+/g, ' ')}`)
-  let json: unknown
-  try {
-    json = JSON.parse(readFileSync(path, 'utf8'))
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    throw invalid(code ? `cannot be read (${code})` : `is not JSON (${(error as Error).message})`)
-  }
-  const parsed = apiKeysSchema.safeParse(json)
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]
-    const at = issue?.path.length ? ` (at "${String(issue.path[0])}")` : ''
-    throw invalid(`${issue?.message ?? 'invalid keys file'}${at}`)
-  }
-  return new Map(Object.entries(parsed.data).map(([name, hash]) => [hash, name]))
-}
-
-/**
- * A JWT's `sub`, once jose has checked it: signed (RS256 or ES256 only, so neither `none` nor an
- * HMAC keyed with a public key) by a key of the issuer's set (src/http/issuer-keys.ts), `iss`,
- * `aud`, `exp` and `nbf` (30 s of clock skew allowed).
- */
+/** A JWT's `sub` once jose checked it: RS256/ES256 only (no `none`, no HMAC on a public key). */
 function jwtVerifier(
   { jwksUrl, issuer, audience }: NonNullable<Settings['authJwt']>,
   logger: Logger | undefined,

@@ -2,11 +2,7 @@ import type { Server, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Plugin } from 'graphql-yoga'
 
-/**
- * While the process drains (SIGTERM), every response asks its client to close the connection
- * (`Connection: close`, over the `keep-alive` yoga gives a stream): node then closes a
- * connection after its response, never before one, so no request on it is cut.
- */
+/** While draining (SIGTERM), every response asks its client to close: node closes after it. */
 export function useDrain(draining: () => boolean): Plugin {
   return {
     onResponse({ response }) {
@@ -15,13 +11,8 @@ export function useDrain(draining: () => boolean): Plugin {
   }
 }
 
-/**
- * The requests of a node:http server in flight, from their first bytes to the end of their
- * response. The server keeps listening while it drains: `quiet` resolves once nothing is in
- * flight and no request has come for `quietMs`, and `stop` then stops listening. A request whose
- * head is still arriving counts as in flight: watched only while draining (a socket's `data`
- * listener takes it off node's fast path).
- */
+// A node:http server's requests in flight, from their first bytes to their response's end. Heads
+// still arriving are watched only while draining: a `data` listener slows a socket down.
 export function trackRequests(server: Server, quietMs: number) {
   const inFlight = new Set<ServerResponse>()
   const sockets = new Set<Socket>()
@@ -57,21 +48,16 @@ export function trackRequests(server: Server, quietMs: number) {
     })
   })
   return {
-    /** How many requests are in flight. */
     get size() {
       return inFlight.size
     },
-    /** Resolves once nothing is in flight and no request has come for `quietMs`. */
     quiet: () =>
       new Promise<void>((resolve) => {
         onQuiet = resolve
         for (const socket of sockets) watch(socket)
         wait()
       }),
-    /**
-     * Stops listening and closes the idle connections; what is still in flight (the deadline
-     * came) is answered 503 if nothing of its response was sent, or cut if it was streaming.
-     */
+    /** Stops listening; what is still in flight is answered 503, or cut if it was streaming. */
     stop() {
       server.close()
       for (const res of inFlight) {

@@ -1,17 +1,6 @@
-/**
- * What GraphiQL opens with (GRAPHIQL=true): three tabs that run on whatever upstream is
- * configured, since none names a list or company of its own: the walk the gateway is for,
- * backward paging, and a lookup by global ID. Without UPSTREAM_TOKEN the caller's own token is
- * forwarded, and with AUTH_* the caller's credential is verified, so the headers editor then
- * starts with the Authorization header to fill in.
- */
+/** GraphiQL's opening tabs: none names a list or company, so they run on any upstream. */
 
-export interface GraphiQLTab {
-  query: string
-  variables?: string
-}
-
-export const GRAPHIQL_TABS: readonly GraphiQLTab[] = [
+export const GRAPHIQL_TABS: readonly { query: string; variables?: string }[] = [
   {
     query: `# Your first list → its companies → their latest statement, best lookalikes and
 # shareholders, in one query. Open the Docs pane for every field.

@@ -1,32 +1,18 @@
 import { type Plugin, shouldRenderGraphiQL } from 'graphql-yoga'
-import { errorResponse } from '../errors/error-response.js'
+import { errorResponse } from '../errors/graphql-errors.js'
 import { INCREMENTAL_MEDIA_TYPES } from '../operation/use-admission.js'
 
-/**
- * Media types yoga can answer a GraphQL request in (its result processors), in the order a
- * wildcard admits them: application/json first, as yoga answers a wildcard.
- */
+/** Media types yoga answers in, in the order a wildcard admits them (as yoga does). */
 const SERVED_MEDIA_TYPES = [
   'application/json',
   'application/graphql-response+json',
   ...INCREMENTAL_MEDIA_TYPES,
 ]
 
-/** One media range of an Accept header. */
-interface Range {
-  type: string
-  subtype: string
-  q: number
-}
-
-/**
- * The ranges of an Accept header (absent or empty: anything), lowercased, blanks dropped. A range that is
- * not `type/subtype`, asks for a charset other than UTF-8 (the only one yoga writes) or has a
- * weight that is not a number from 0 to 1 admits nothing; of several weights, the lowest counts.
- */
-function rangesOf(accept: string | null): Range[] {
-  const ranges: Range[] = []
-  // An empty header is taken as none: clients that send one mean no preference.
+// An Accept header's ranges (absent or empty: anything). One that is not `type/subtype`, asks
+// for a charset but UTF-8 (yoga's only one) or weighs outside 0..1 admits nothing.
+function rangesOf(accept: string | null) {
+  const ranges: { type: string; subtype: string; q: number }[] = []
   for (const part of (accept?.trim() || '*/*').replace(/\s/g, '').toLowerCase().split(',')) {
     const [range = '', ...params] = part.split(';')
     const [type = '', subtype = '', ...rest] = range.split('/')
@@ -34,7 +20,6 @@ function rangesOf(accept: string | null): Range[] {
     let q = 1
     let valid = true
     for (const [name, raw = ''] of params.map((p) => p.split('='))) {
-      // A parameter's value may be quoted (RFC 9110 §5.6.6): `charset="utf-8"`.
       const value = raw.replace(/^"(.*)"$/, '$1')
       if (name === 'charset') valid &&= value === 'utf-8'
       if (name !== 'q') continue
@@ -47,12 +32,8 @@ function rangesOf(accept: string | null): Range[] {
   return ranges
 }
 
-/**
- * The types the gateway answers in that an Accept header admits, the client's favourite first
- * (highest weight, then the one named first). A type's weight is that of the most specific range
- * that names it (RFC 9110 §12.5.1: `application/*, application/json;q=0` refuses JSON), the lowest
- * of equally specific ones; weight 0 means "not acceptable".
- */
+// The served types an Accept header admits, favourite first; a type weighs what its most
+// specific range says (RFC 9110 §12.5.1), the lowest of equally specific ones.
 function acceptedTypes(accept: string | null): string[] {
   const ranges = rangesOf(accept)
   const accepted: { type: string; q: number; at: number }[] = []
@@ -69,28 +50,26 @@ function acceptedTypes(accept: string | null): string[] {
     }
     if (best.q > 0) accepted.push({ type: served, q: best.q, at: best.at })
   }
-  // A stable sort: equal ranks keep SERVED_MEDIA_TYPES's order.
   return accepted.sort((a, b) => b.q - a.q || a.at - b.at).map((a) => a.type)
 }
 
-/** How specifically a range names a type: 3 exactly, 2 by its type, 1 as a wildcard, 0 not. */
-function specificityOf(range: Range, type: string | undefined, subtype: string | undefined) {
+/** 3: exactly, 2: by its type, 1: as a wildcard, 0: not. */
+function specificityOf(
+  range: { type: string; subtype: string },
+  type: string | undefined,
+  subtype: string | undefined,
+) {
   if (range.type === '*') return 1
   if (range.type !== type) return 0
   if (range.subtype === '*') return 2
   return range.subtype === subtype ? 3 : 0
 }
 
-/**
- * 406 for an Accept the gateway cannot serve, before the operation runs: yoga itself would only
- * find out after execution, when the upstream has been paid for. Otherwise the header is
- * replaced by the types it admits, favourite first: yoga picks its result processor from the
- * header's ranges with their weights ignored, and answered in a type the client refused with q=0.
- */
+// 406 for an Accept the gateway cannot serve, before the upstream is paid (yoga finds out after
+// execution). Else the header becomes the types it admits, favourite first: yoga ignores weights.
 export function useAcceptCheck(graphqlEndpoint: string, graphiql: boolean): Plugin {
   return {
     onRequest({ request, url, endResponse, fetchAPI }) {
-      // A browser's page request passes only when there is a page to serve it.
       if (url.pathname !== graphqlEndpoint || (graphiql && shouldRenderGraphiQL(request))) return
       const accepted = acceptedTypes(request.headers.get('accept'))
       if (accepted.length > 0) {

@@ -3,13 +3,8 @@ import { httpError } from '../errors/graphql-errors.js'
 
 const bodyTooLarge = () => httpError('REQUEST_ENTITY_TOO_LARGE', 413, 'Request body too large')
 
-/**
- * MAX_BODY_BYTES, as yoga's `maxRequestBodySize` enforces it (413 REQUEST_ENTITY_TOO_LARGE, 400
- * for a Content-Length that is not one number) at less cost: yoga pipes every body through a
- * counting TransformStream and a new Request, a measurable part of a small request's CPU. With
- * a Content-Length the header is the check, as node's HTTP parser reads exactly that many bytes
- * as the body; only a body without one (chunked) is counted as it arrives.
- */
+// MAX_BODY_BYTES as yoga's `maxRequestBodySize` enforces it, cheaper: node reads exactly
+// Content-Length bytes, so the header is the check; only a chunked body is counted.
 export function useBodyLimit(maxBytes: number): Plugin {
   return {
     onRequestParse({ request, requestParser, setRequestParser, fetchAPI }) {
@@ -25,8 +20,7 @@ export function useBodyLimit(maxBytes: number): Plugin {
       setRequestParser((original) => {
         const body = original.body
         if (!body) return requestParser(original)
-        // A native stream takes the native TransformStream, a ponyfill one the ponyfill's (yoga
-        // does the same: graphql-yoga#4583).
+        // A native stream takes the native TransformStream, a ponyfill one the ponyfill's.
         const Transform =
           body instanceof ReadableStream ? globalThis.TransformStream : fetchAPI.TransformStream
         let read = 0

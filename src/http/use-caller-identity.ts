@@ -1,86 +1,60 @@
 import { randomUUID } from 'node:crypto'
+import { isIPv6 } from 'node:net'
 import type { Plugin } from 'graphql-yoga'
 import { LRUCache } from 'lru-cache'
 import { bearerToken, type CallerId } from '../context.js'
 import { httpError } from '../errors/graphql-errors.js'
 import { isWarmUp } from '../operation/warm-up.js'
-import { addressShare } from './address-share.js'
 import { CredentialRefused, type Verify } from './caller-identity.js'
 import { KeysUnavailable } from './issuer-keys.js'
-
-/**
- * Who is calling (contract/runtime.md, `Authorization`), for the fair share of connections and
- * the operation log: the verified caller where credentials are verified; with UPSTREAM_TOKEN and
- * no verification, the caller's address only (a made-up bearer string must buy no share of its
- * own; an IPv6 address by its /64); without UPSTREAM_TOKEN, the caller's own token once the upstream has accepted it (a
- * made-up one would otherwise buy a share of its own, the upstream refusing it only once its
- * read has had its turn), or else its address. Kept as a keyed hash, never in clear.
- */
-export interface Callers {
-  /** Verifies each GraphQL request's credential before its body is read; none to verify: none. */
-  plugin: Plugin | undefined
-  idOf: CallerId
-  /** The upstream answered a request sent with the caller's own token (its `tokenKey`) 2xx. */
-  tokenAccepted(tokenKey: string): void
-}
-
-export interface CallerSettings {
-  verify: Verify | undefined
-  /** UPSTREAM_TOKEN is set: the caller's bearer string is not sent upstream, nor trusted. */
-  serviceToken: boolean
-  hash(parts: readonly string[], length?: number): string
-  /** The keyed hash the upstream client keys a token by (what `tokenAccepted` is told). */
-  tokenKey(token: string): string
-}
 
 /** Tokens the upstream accepted, kept: far more than callers at once, about a megabyte. */
 const ACCEPTED_TOKENS = 10_000
 
-export function callers(settings: CallerSettings): Callers {
+// Who is calling, as a keyed hash: the verified caller; else its own token once the upstream
+// accepted it, so a made-up one buys no share of its own; else its address.
+export function callers(settings: {
+  verify: Verify | undefined
+  /** UPSTREAM_TOKEN is set: the caller's bearer string is not sent upstream, nor trusted. */
+  serviceToken: boolean
+  hash(parts: readonly string[], length?: number): string
+  tokenKey(token: string): string
+}) {
   const { verify, serviceToken, hash, tokenKey } = settings
   const verified = new WeakMap<Request, string>()
   const ids = new WeakMap<Request, string>()
   const accepted = new LRUCache<string, true>({ max: ACCEPTED_TOKENS })
-  // The same caller comes again and again: its keyed hash is made once, not per request.
   const hashed = new LRUCache<string, string>({ max: ACCEPTED_TOKENS })
-  const acceptedKey = (request: Request) => {
-    const token = serviceToken ? undefined : bearerToken(request.headers.get('authorization'))
-    const key = token === undefined ? undefined : tokenKey(token)
-    return key !== undefined && accepted.get(key) ? key : undefined
-  }
   const identityOf = (request: Request, address: string | undefined) => {
     const caller = verified.get(request)
     if (caller !== undefined) return `verified ${caller}`
-    const key = acceptedKey(request)
+    const token = serviceToken ? undefined : bearerToken(request.headers.get('authorization'))
+    const key = token === undefined ? undefined : tokenKey(token)
+    if (key !== undefined && accepted.get(key)) return `token ${key}`
     // No address: called through yoga.fetch, not over a socket (tests); each request its own.
-    if (key !== undefined) return `token ${key}`
     return `address ${address === undefined ? randomUUID() : addressShare(address)}`
+  }
+  const idOf: CallerId = (request, address) => {
+    let id = ids.get(request)
+    if (id === undefined) {
+      const identity = identityOf(request, address)
+      id = hashed.get(identity) ?? hash(['caller', identity], 12)
+      hashed.set(identity, id)
+      ids.set(request, id)
+    }
+    return id
   }
   return {
     plugin: verify && useCallerIdentity(verify, verified),
-    tokenAccepted: (key) => {
+    idOf,
+    tokenAccepted: (key: string) => {
       accepted.set(key, true)
-    },
-    idOf(request, address) {
-      let id = ids.get(request)
-      if (id === undefined) {
-        const identity = identityOf(request, address)
-        id = hashed.get(identity) ?? hash(['caller', identity], 12)
-        hashed.set(identity, id)
-        ids.set(request, id)
-      }
-      return id
     },
   }
 }
 
-/**
- * Verifies the credential of each GraphQL request before its body is parsed, so before any
- * upstream call: missing or refused is HTTP 401 with `WWW-Authenticate` (RFC 6750:
- * `error="invalid_token"` when one was sent), the issuer's keys out of reach is 503. GraphiQL's
- * page, `/health`, `/ready`, `/metrics` and CORS preflights are answered before this hook and
- * need no credential.
- */
+// Verifies each GraphQL request's credential before its body is parsed: missing or refused is
+// 401 with `WWW-Authenticate` (RFC 6750), the issuer's keys out of reach 503.
 function useCallerIdentity(verify: Verify, verified: WeakMap<Request, string>): Plugin {
   return {
     async onRequestParse({ request, serverContext }) {
@@ -114,4 +88,21 @@ function useCallerIdentity(verify: Verify, verified: WeakMap<Request, string>): 
       }
     },
   }
+}
+
+/** An unverified caller's IPv4 address, or its IPv6 /64: a host is commonly given a whole /64. */
+export function addressShare(address: string): string {
+  const plain = address.replace(/%.*$/, '')
+  if (!isIPv6(plain)) return plain
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(plain)
+  if (mapped?.[1]) return mapped[1]
+  const [head = '', tail] = plain.split('::')
+  const left = head === '' ? [] : head.split(':')
+  const right = tail === undefined || tail === '' ? [] : tail.split(':')
+  const zeros = tail === undefined ? 0 : 8 - left.length - right.length
+  const groups = [...left, ...Array<string>(Math.max(0, zeros)).fill('0'), ...right]
+  return `${groups
+    .slice(0, 4)
+    .map((group) => Number.parseInt(group, 16).toString(16))
+    .join(':')}::/64`
 }

@@ -1,14 +1,9 @@
 import type { Plugin } from 'graphql-yoga'
-import { errorResponse } from '../errors/error-response.js'
+import { errorResponse } from '../errors/graphql-errors.js'
 
-/**
- * Only the gateway's own paths answer: yoga would also run GraphQL at `/x/graphql`,
- * `/graphql/` or `//graphql`, where checks keyed to the exact endpoint (406, the operation log)
- * would not see it. Anything else is a 404 before the pipeline.
- */
+/** 404 for any other path: yoga would run GraphQL at `/x/graphql`, unseen by exact-path checks. */
 export function useKnownPaths(paths: readonly string[]): Plugin {
   const known = new Set(paths)
-  // The path asked for is not repeated: no caller input is echoed.
   const message = `Nothing is served at this path; the gateway serves ${paths.join(', ')}.`
   return {
     onRequest({ url, endResponse, fetchAPI }) {

@@ -1,17 +1,10 @@
 import { getOperationAST } from 'graphql'
 import type { GraphQLParams, Plugin } from 'graphql-yoga'
-import { errorResponse } from '../errors/error-response.js'
-import { httpError, refusal } from '../errors/graphql-errors.js'
+import { errorResponse, httpError, refusal } from '../errors/graphql-errors.js'
 
-/**
- * The parameters of a GraphQL-over-HTTP request, read one way from a GET's query string, a form
- * and a JSON body (yoga reads each its own way: a GET dropped unknown and empty parameters a JSON
- * body was refused for, and its refusals answered 200 or 400 by path). A request that is not
- * well formed is BAD_REQUEST, HTTP 400 whatever the Accept (GraphQL over HTTP), and no message
- * repeats what the caller sent.
- */
+// A GraphQL-over-HTTP request's parameters, read one way from a query string, a form and a JSON
+// body (yoga reads each its own way). Malformed: BAD_REQUEST, HTTP 400, echoing nothing sent.
 
-/** Each parameter a request may give, and what it must be. */
 const PARAMETERS = new Map<string, 'string' | 'object'>([
   ['query', 'string'],
   ['operationName', 'string'],
@@ -23,20 +16,15 @@ const NAMES = [...PARAMETERS.keys()].join(', ')
 
 const malformed = (message: string) => httpError('BAD_REQUEST', 400, message)
 
-/** What a form's or URL's text value holds: JSON for an object parameter. */
-function decoded(name: string, value: string): unknown {
-  if (PARAMETERS.get(name) !== 'object') return value
+function json(text: string, malformedMessage: string): unknown {
   try {
-    return JSON.parse(value)
+    return JSON.parse(text)
   } catch {
-    throw malformed(`The ${name} parameter is not JSON.`)
+    throw malformed(malformedMessage)
   }
 }
 
-/**
- * The parameters of `raw`, each of its type. Null, absent and empty are the same: not given (a
- * URL has no null). A query is needed unless `documents` (PERSISTED_DOCUMENTS) may stand for it.
- */
+/** Null, absent and empty are the same: not given (a URL has no null). */
 function paramsOf(raw: unknown, documents: boolean, encoded: boolean): GraphQLParams {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw malformed('The body must be one JSON object: one operation per request.')
@@ -46,7 +34,10 @@ function paramsOf(raw: unknown, documents: boolean, encoded: boolean): GraphQLPa
     if (given === null || given === '') continue
     const type = PARAMETERS.get(name)
     if (type === undefined) throw malformed(`Unknown parameter: a request has only ${NAMES}.`)
-    const value = encoded ? decoded(name, given as string) : given
+    const value =
+      encoded && type === 'object'
+        ? json(given as string, `The ${name} parameter is not JSON.`)
+        : given
     if (value === null) continue
     if (
       type === 'object' ? typeof value !== 'object' || Array.isArray(value) : typeof value !== type
@@ -60,21 +51,15 @@ function paramsOf(raw: unknown, documents: boolean, encoded: boolean): GraphQLPa
   if (params.query !== undefined && params.documentId !== undefined) {
     throw malformed('Send either a query or a documentId, not both.')
   }
-  // With a manifest, usePersistedDocuments decides between a query and a document's id.
   if (params.query === undefined && !documents) throw malformed('Must provide a query.')
   return params as GraphQLParams
 }
 
-/** The media type of a Content-Type header, lowercased, without parameters. */
 const mediaType = (request: Request) =>
   request.headers.get('content-type')?.split(',')[0]?.split(';')[0]?.trim().toLowerCase()
 
-/**
- * Reads every GET and POST to the endpoint (a POST of another Content-Type: 415), and refuses an
- * operationName that names no operation of the document with OPERATION_RESOLUTION_FAILURE, as it
- * refuses an invalid document (200 to application/json, 400 to application/graphql-response+json).
- * `documents`: PERSISTED_DOCUMENTS is set.
- */
+// Reads every GET and POST (another Content-Type: 415); an operationName naming no operation is
+// refused as an invalid document is. `documents`: PERSISTED_DOCUMENTS may stand for a query.
 export function useRequestParams(documents: boolean): Plugin {
   const fromText = (text: string) => {
     const given = new URLSearchParams(text)
@@ -87,19 +72,12 @@ export function useRequestParams(documents: boolean): Plugin {
   return {
     onRequestParse({ request, url, setRequestParser, endResponse, fetchAPI }) {
       if (request.method === 'GET') return setRequestParser(() => fromText(url.search))
-      // Other methods: yoga's 405 follows.
       if (request.method !== 'POST') return
       const type = mediaType(request)
       if (type === 'application/json' || type === 'application/graphql+json') {
         return setRequestParser(async (body) => {
           const text = await body.text()
-          let raw: unknown
-          try {
-            raw = JSON.parse(text)
-          } catch {
-            throw malformed('The body is not JSON.')
-          }
-          return paramsOf(raw, documents, false)
+          return paramsOf(json(text, 'The body is not JSON.'), documents, false)
         })
       }
       if (type === 'application/x-www-form-urlencoded') {
@@ -131,8 +109,7 @@ export function useRequestParams(documents: boolean): Plugin {
               : 'The document has no operation, or several: name one with operationName.',
           )
         }
-        // yoga answers a mutation over GET 405 before validation finds, as it does over POST,
-        // that the schema has none.
+        // yoga would answer a mutation over GET 405, before validation finds the schema has none.
         if (operation.operation === 'mutation' && request.method === 'GET') {
           throw refusal(
             'GRAPHQL_VALIDATION_FAILED',

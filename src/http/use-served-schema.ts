@@ -5,29 +5,15 @@ import type { Plugin } from 'graphql-yoga'
 /** Where code generators read the schema (contract/runtime.md). */
 export const SCHEMA_PATH = '/graphql/schema.graphql'
 
-/**
- * The schema as schema.graphql holds it: the one yoga executes against (the Pothos schema plus
- * what plugins add, such as @defer and @stream), with directive definitions and the directives
- * applied to types and fields (@semanticNonNull), which introspection cannot carry.
- */
+/** The schema yoga executes against, with the applied directives introspection cannot carry. */
 export function printServedSchema(schema: GraphQLSchema): string {
   return `${printSchemaWithDirectives(schema)}\n`
 }
 
-export interface ServedSchemaOptions {
-  path?: string
-  /** What is served for the schema yoga executes against (a subgraph's SDL, in that mode). */
-  print?: (schema: GraphQLSchema) => string
-}
-
-/**
- * Serves the printed schema at `path` (GET and HEAD, `text/plain`), before the GraphQL pipeline:
- * codegen and relay-compiler read the applied directives from it. Printed once per schema.
- */
-export function useServedSchema({
-  path = SCHEMA_PATH,
-  print = printServedSchema,
-}: ServedSchemaOptions = {}): Plugin {
+/** Serves the printed schema (a subgraph's SDL in that mode), printed once per schema. */
+export function useServedSchema(
+  print: (schema: GraphQLSchema) => string = printServedSchema,
+): Plugin {
   let schema: GraphQLSchema | undefined
   let printed: { schema: GraphQLSchema; text: string } | undefined
   return {
@@ -36,7 +22,7 @@ export function useServedSchema({
       schema = change.schema
     },
     onRequest({ url, request, endResponse, fetchAPI }) {
-      if (url.pathname !== path || !schema) return
+      if (url.pathname !== SCHEMA_PATH || !schema) return
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         endResponse(new fetchAPI.Response(null, { status: 405, headers: { allow: 'GET, HEAD' } }))
         return

@@ -1,11 +1,7 @@
 import type { YogaLogger } from 'graphql-yoga'
 import type { Logger } from '../observability/logger.js'
 
-/**
- * yoga's own messages through pino: an Error as `err`, anything else as the message. Its debug
- * messages ("Parsing request to extract GraphQL parameters"…) are dropped: they say nothing the
- * operation and upstream call lines do not, and carry no request id to tell requests apart.
- */
+/** yoga's own messages through pino; its debug ones, which say nothing ours do not, dropped. */
 export function yogaLogger(logger: Logger): YogaLogger {
   const forward =
     (level: 'debug' | 'info' | 'warn' | 'error') =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { GRAPHIQL_TABS, type GraphiQLTab } from '../../src/http/graphiql.js'
+import { GRAPHIQL_TABS } from '../../src/http/graphiql.js'
 import { graphql } from '../gql/index.js'
 import { bigList, globalId, smartList } from '../support/fixtures.js'
 import { startStack } from '../support/stack.js'
@@ -386,7 +386,7 @@ describe('a cursor pages only the connection it came from', () => {
 })
 
 describe('GraphiQL', () => {
-  const run = async (tab: GraphiQLTab, variables?: Record<string, unknown>) => {
+  const run = async (tab: (typeof GRAPHIQL_TABS)[number], variables?: Record<string, unknown>) => {
     const { body } = await stack.post(tab.query, variables ?? JSON.parse(tab.variables ?? '{}'))
     return body as { data?: Record<string, unknown>; errors?: unknown[] }
   }

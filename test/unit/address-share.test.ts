@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { addressShare } from '../../src/http/address-share.js'
-import { callers } from '../../src/http/use-caller-identity.js'
+import { addressShare, callers } from '../../src/http/use-caller-identity.js'
 
 /**
  * An unverified caller is told apart by its address: IPv4 whole, IPv6 by its /64, so that a host

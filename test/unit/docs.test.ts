@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
 import { GENERATED, settingsCatalogue, withTable } from '../../scripts/docs-tables.js'
-import { ERROR_CODES } from '../../src/errors/codes.js'
+import { ERROR_CODES, type ErrorCode, isRetryable } from '../../src/errors/codes.js'
 
 /**
  * docs/ cannot go stale: the generated tables are what `npm run docs` would write, the code's
@@ -71,7 +71,7 @@ describe('the generated tables (run `npm run docs` when this fails)', () => {
       Object.keys(ERROR_CODES).map((code) => `\`${code}\``),
     )
     expect(rows.map((cells) => cells[1]?.trim())).toEqual(
-      Object.values(ERROR_CODES).map(({ retryable }) => (retryable ? 'yes' : 'no')),
+      Object.keys(ERROR_CODES).map((code) => (isRetryable(code as ErrorCode) ? 'yes' : 'no')),
     )
     expect(rows.every((cells) => cells.length === 3)).toBe(true)
   })
