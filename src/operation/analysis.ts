@@ -2,13 +2,13 @@ import {
   type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
+  type GraphQLAbstractType,
   type GraphQLError,
   type GraphQLField,
   type GraphQLNamedType,
   type GraphQLObjectType,
   type GraphQLSchema,
   getNamedType,
-  isAbstractType,
   isObjectType,
   Kind,
   type OperationDefinitionNode,
@@ -24,22 +24,17 @@ import { type Entry, Selections } from './collect-fields.js'
 import { introspectionObjects } from './introspection-size.js'
 
 /**
- * What an operation will do, worked out in one walk of its document before it runs: its upstream
- * calls and result objects (estimated; introspection counted exactly), the fields whose
- * arguments each request's values are checked at, which fields the first payload sends and
- * which read the upstream, and whether it answers in parts. Fields are collected as graphql-js
- * executes them (fragments merged, @skip/@include applied); each selection is walked once per
- * type, so the work is proportional to the document however its fragments spread each other.
- * Remembered per document and the shape of the variables (`analysisOf`).
+ * What an operation will do, worked out in one walk of its document before it runs. Each
+ * selection is walked once per type, so the work is proportional to the document however its
+ * fragments spread each other.
  */
 export interface Analysis extends OperationPlan {
-  /** Upstream calls it can cause: close and cheap, an upper bound where it must guess. */
+  /** Upstream calls it can cause: an upper bound where it must guess. */
   calls: number
   /** Objects its response can hold, each deferred part counted again (it sends them again). */
   objects: number
-  /** Field nodes whose arguments are checked with the request's values (argument-checks.ts). */
+  /** Field nodes whose arguments are checked with the request's values. */
   checked: readonly { field: GraphQLField<unknown, unknown>; node: FieldNode }[]
-  /** Some @defer or @stream is on: the answer comes in parts. */
   inParts: boolean
   /** Refusals the document and the variables' shape decide (an @stream initialCount below 0). */
   refusals: readonly GraphQLError[]
@@ -53,10 +48,7 @@ interface Cost {
 }
 
 class Walker extends Selections {
-  readonly checked = new Map<
-    FieldNode,
-    { field: GraphQLField<unknown, unknown>; node: FieldNode }
-  >()
+  readonly checked = new Map<FieldNode, Analysis['checked'][number]>()
   readonly firstPart = new Set<FieldNode>()
   readonly reading = new Set<FieldNode>()
   private readonly memo = new Map<string, Cost>()
@@ -68,11 +60,10 @@ class Walker extends Selections {
     const key = `${type.name}|${knowledge}|${ids.sort((x, y) => x - y).join(',')}`
     let cost = this.memo.get(key)
     if (cost === undefined) {
-      const members = isAbstractType(type)
-        ? this.schema.getPossibleTypes(type)
-        : isObjectType(type)
-          ? [type]
-          : []
+      // A leaf's type has no possible types: it costs nothing.
+      const members = isObjectType(type)
+        ? [type]
+        : this.schema.getPossibleTypes(type as GraphQLAbstractType)
       const costs = members.map((member) => this.costOn(member, entries, knowledge))
       cost = {
         calls: Math.max(0, ...costs.map((c) => c.calls)),
@@ -106,7 +97,8 @@ class Walker extends Selections {
       const args = node.arguments?.length ? this.argumentsOf(definition, node) : {}
       // Refused (see argumentsOf): the operation will not run.
       if (!args) continue
-      let reads = cost?.unlessCarried && knowledge === 'carried' ? 0 : readsOf(cost?.reads, args)
+      const perArgs = typeof cost?.reads === 'function' ? cost.reads(args) : (cost?.reads ?? 0)
+      let reads = cost?.unlessCarried && knowledge === 'carried' ? 0 : perArgs
       // A company asked for by number waits for its statements read: already in flight.
       const awaited = knowledge === 'unverified' && cost?.sharedRead === STATEMENTS
       if (cost?.sharedRead !== undefined && reads > 0) {
@@ -122,10 +114,7 @@ class Walker extends Selections {
       // What is known passes down a field that brings nothing of its own (a connection's edges
       // and nodes), but not whether the object itself exists.
       const known = cost?.brings ?? (knowledge === 'unverified' ? 'carried' : knowledge)
-      const children =
-        below.length > 0
-          ? this.costOf(getNamedType(definition.type), below, known)
-          : { calls: 0, objects: 0, reads: false }
+      const children = this.costOf(getNamedType(definition.type), below, known)
       if (reads > 0 || children.reads) {
         for (const n of nodes) this.reading.add(n)
         total.reads = true
@@ -146,11 +135,6 @@ class Walker extends Selections {
   }
 }
 
-const readsOf = (
-  reads: number | ((args: Record<string, unknown>) => number) | undefined,
-  args: Record<string, unknown>,
-) => (typeof reads === 'function' ? reads(args) : (reads ?? 0))
-
 export function analyse(
   schema: GraphQLSchema,
   document: DocumentNode,
@@ -162,12 +146,10 @@ export function analyse(
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition
   }
   const walker = new Walker(schema, fragments, variables)
-  const root = schema.getRootType(operation.operation)
-  const cost = root
-    ? walker.costOf(root, [{ set: operation.selectionSet, deferred: false }], 'carried')
-    : { calls: 0, objects: 0, reads: false }
+  // Validation has refused an operation the schema has no root type for (shape-limits.ts).
+  const root = schema.getRootType(operation.operation) as GraphQLObjectType
   return {
-    ...cost,
+    ...walker.costOf(root, [{ set: operation.selectionSet, deferred: false }], 'carried'),
     checked: [...walker.checked.values()],
     firstPart: walker.firstPart,
     reading: walker.reading,
@@ -178,24 +160,17 @@ export function analyse(
 
 /**
  * `analyse`, remembered per document (yoga's parser cache hands the same object back for the
- * same text) and per operation + the shape of its coerced variables: numbers, booleans, nulls
- * and list lengths, not the text of strings (a company number or a cursor is there or not), so
- * the operations a client repeats with other companies or cursors share one analysis.
+ * same text) and per operation + the shape of its variables, not the text of strings, so the
+ * operations a client repeats with other companies or cursors share one analysis.
  */
 export function analysisCache(): typeof analyse {
   const analyses = new WeakMap<DocumentNode, LRUCache<string, Analysis>>()
   return (schema, document, operation, variables) => {
-    let cache = analyses.get(document)
-    if (!cache) {
-      cache = new LRUCache({ max: 64 })
-      analyses.set(document, cache)
-    }
+    const cache = analyses.get(document) ?? new LRUCache<string, Analysis>({ max: 64 })
+    analyses.set(document, cache)
     const key = `${operation.name?.value ?? ''}\n${JSON.stringify(variables, shapeOnly)}`
-    let analysis = cache.get(key)
-    if (analysis === undefined) {
-      analysis = analyse(schema, document, operation, variables)
-      cache.set(key, analysis)
-    }
+    const analysis = cache.get(key) ?? analyse(schema, document, operation, variables)
+    cache.set(key, analysis)
     return analysis
   }
 }

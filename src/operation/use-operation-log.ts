@@ -10,13 +10,9 @@ import { errorCodesOf, observeStream, type ResultPart } from './result-stream.js
 import { isWarmUp } from './warm-up.js'
 
 /**
- * One log line per GraphQL request: the operation's name, outcome, duration, upstream calls,
- * cache hits and error codes, with the request's id and its caller (a keyed hash, never a
- * metric label), so operators see what each query cost, for whom, and why one was refused; and
- * the same outcome and duration in the metrics. Refusals (401, 406, parse, validation,
- * variables, budget) count like the rest. Never variables, query text or headers.
+ * One log line per GraphQL request, refusals included, and its outcome and duration in the
+ * metrics. Never variables, query text or headers; the caller is a keyed hash, never a label.
  */
-
 interface Entry {
   started: number
   address: string | undefined
@@ -51,7 +47,25 @@ export function useOperationLog(
   const entries = new WeakMap<Request, Entry>()
   const report = (request: Request, entry: Entry, status: number) => {
     entries.delete(request)
-    logOperation(request, entry, status, logger, metrics, callerId, isRouter?.(request))
+    const outcome = entry.outcome ?? 'refused'
+    const ms = performance.now() - entry.started
+    metrics.operation(outcome, ms / 1000)
+    logger?.info(
+      {
+        requestId: requestIdOf(request),
+        caller: callerId(request, entry.address),
+        operation: entry.operation ?? null,
+        outcome,
+        status,
+        durationMs: Math.round(ms),
+        upstreamCalls: entry.context?.operation.upstreamCalls ?? 0,
+        cacheHits: entry.context?.operation.cacheHits ?? 0,
+        errors: entry.codes?.length ? entry.codes : undefined,
+        streamed: entry.streamed,
+        router: isRouter?.(request) || undefined,
+      },
+      'operation',
+    )
   }
   return {
     onRequest({ request, url, serverContext }) {
@@ -75,8 +89,7 @@ export function useOperationLog(
     onExecutionResult({ request, result, setResult }) {
       const entry = entries.get(request)
       if (!entry || result === undefined || !isAsyncIterable(result)) return
-      // @defer/@stream: logged when the last part is sent, with every part's errors, the
-      // whole duration and every upstream call; `streamed` says so.
+      // @defer/@stream: logged when the last part is sent, with every part's errors.
       entry.streamed = true
       setResult(
         observeStream(
@@ -107,35 +120,4 @@ export function useOperationLog(
       report(request, entry, response.status)
     },
   }
-}
-
-/** The operation's log line and metrics, once it is answered. */
-function logOperation(
-  request: Request,
-  entry: Entry,
-  status: number,
-  logger: Logger | undefined,
-  metrics: GatewayMetrics,
-  callerId: CallerId,
-  router: boolean | undefined,
-) {
-  const outcome = entry.outcome ?? 'refused'
-  const ms = performance.now() - entry.started
-  metrics.operation(outcome, ms / 1000)
-  logger?.info(
-    {
-      requestId: requestIdOf(request),
-      caller: callerId(request, entry.address),
-      operation: entry.operation ?? null,
-      outcome,
-      status,
-      durationMs: Math.round(ms),
-      upstreamCalls: entry.context?.operation.upstreamCalls ?? 0,
-      cacheHits: entry.context?.operation.cacheHits ?? 0,
-      errors: entry.codes?.length ? entry.codes : undefined,
-      streamed: entry.streamed,
-      router: router || undefined,
-    },
-    'operation',
-  )
 }
