@@ -1,9 +1,8 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 
 /**
- * What operators scrape at /metrics. Labels hold only path templates and fixed words, never a
- * token, a company number or query text. One registry per gateway: several in one process
- * (tests, replicas) keep their own counts.
+ * What operators scrape at /metrics; labels never hold a token, a company number or query text.
+ * One registry per gateway: several in one process (tests, replicas) keep their own counts.
  */
 
 /** How a GraphQL request ended, as the operation log says it. */

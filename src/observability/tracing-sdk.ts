@@ -13,11 +13,7 @@ import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions'
 import { ConfigError } from '../config.js'
 import { errorMessage } from './operation-trace.js'
 
-/**
- * The gateway's tracer (OpenTelemetry SDK; contract/runtime.md). Nothing global: the provider is
- * not registered, and no auto-instrumentation runs (why: docs/observability-decisions.md).
- */
-
+/** The gateway's tracer, with nothing global (why: docs/observability-decisions.md). */
 const TRACER = 'company-data-gateway'
 
 export interface Telemetry {
@@ -37,10 +33,7 @@ interface TelemetryLog {
 
 type Setting = (name: string) => string | undefined
 
-/**
- * The tracer `env` asks for (not `process.env`, from which the SDK reads the other OTEL_*
- * settings itself). No endpoint: ids and `traceparent` only; OTEL_SDK_DISABLED=true: no tracer.
- */
+/** The tracer `env` asks for; the SDK reads the other OTEL_* settings from `process.env`. */
 export function startTelemetry(
   env: Record<string, string | undefined>,
   serviceName = 'company-data-gateway',
@@ -111,8 +104,7 @@ function exporterOf(setting: Setting): JsonTraceExporter | ProtobufTraceExporter
 }
 
 function logDiagnostics(log: TelemetryLog) {
-  const text = (message: string, args: unknown[]) =>
-    [message, ...args.map((arg) => (arg instanceof Error ? arg.message : String(arg)))].join(' ')
+  const text = (message: string, args: unknown[]) => [message, ...args.map(errorMessage)].join(' ')
   diag.setLogger(
     {
       error: (message, ...args) => log.error(`opentelemetry: ${text(message, args)}`),

@@ -24,9 +24,8 @@ import { type Entry, Selections } from './collect-fields.js'
 import { introspectionObjects } from './introspection-size.js'
 
 /**
- * What an operation will do, worked out in one walk of its document before it runs. Each
- * selection is walked once per type, so the work is proportional to the document however its
- * fragments spread each other.
+ * What an operation will do, worked out before it runs in one walk, each selection once per type
+ * (in time proportional to the document however its fragments spread each other).
  */
 export interface Analysis extends OperationPlan {
   /** Upstream calls it can cause: an upper bound where it must guess. */

@@ -27,10 +27,7 @@ export interface Entry {
   deferred: boolean
 }
 
-/**
- * Fields collected as graphql-js executes them, with what graphql-js alone does not say: which
- * are sent in a @defer'red part, and what execution could not evaluate (refused now).
- */
+/** Fields collected as graphql-js executes them, with which are @defer'red and refusals. */
 export class Selections {
   readonly refusals: GraphQLError[] = []
   inParts = false

@@ -79,7 +79,6 @@ export function useAdmission(limits: {
       }
       if (refusals.length > 0) return refuse(refusals, { cost: cost() })
       context.plan = analysis
-      /** What every response reports: the cost, and stale answers when there were any. */
       const extensions = (result: { extensions?: Record<string, unknown> }) => ({
         ...result.extensions,
         cost: cost(),
@@ -88,8 +87,7 @@ export function useAdmission(limits: {
       return {
         onExecuteDone({ result, setResult }) {
           if (Symbol.asyncIterator in result) {
-            // @defer/@stream: the parts run in this operation (its budget), which ends with the
-            // last part; that part reports the cost of them all.
+            // @defer/@stream: the operation ends with the last part, which reports the whole cost.
             return {
               onNext({ result: part, setResult: setPart }) {
                 if ('hasNext' in part && part.hasNext === false) {

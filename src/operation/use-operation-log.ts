@@ -23,17 +23,16 @@ interface Entry {
   streamed?: boolean
 }
 
-/** As the GraphQL spec reads a response: no `data` at all means execution never started. */
-function outcomeOf(result: ExecutionResult): OperationOutcome {
+/**
+ * As the GraphQL spec reads a response: no `data` at all means execution never started. A later
+ * part of a stream with an error makes a whole answer partial.
+ */
+function outcomeOf(result: ResultPart, before?: OperationOutcome): OperationOutcome {
+  if (before !== undefined)
+    return before === 'ok' && errorCodesOf(result).length ? 'partial' : before
   if (result.data === undefined) return 'refused'
   if (!result.errors?.length) return 'ok'
   return result.data === null ? 'error' : 'partial'
-}
-
-/** Later parts of a stream: an error in a deferred payload makes a whole answer partial. */
-function outcomeAfter(outcome: OperationOutcome | undefined, part: ResultPart): OperationOutcome {
-  if (outcome === undefined) return outcomeOf(part)
-  return outcome === 'ok' && errorCodesOf(part).length > 0 ? 'partial' : outcome
 }
 
 export function useOperationLog(
@@ -69,14 +68,12 @@ export function useOperationLog(
   }
   return {
     onRequest({ request, url, serverContext }) {
-      // The start-up warm-up (createGateway's `warm`) is no caller's operation.
       if (url.pathname !== graphqlEndpoint || isWarmUp(serverContext)) return
       const address = (serverContext as { req?: IncomingMessage }).req?.socket.remoteAddress
       entries.set(request, { started: performance.now(), address })
     },
     onValidate({ params, context }) {
-      // The name of the operation the document holds, never the caller's `operationName` as
-      // sent: that is free text of any length.
+      // The document's name for it, never the caller's `operationName` (free text of any length).
       const entry = entries.get((context as { request: Request }).request)
       const shownName = runOperation(params.documentAST, context.params?.operationName)?.shownName
       if (entry && shownName) entry.operation = shownName
@@ -96,7 +93,7 @@ export function useOperationLog(
           result,
           (part) => {
             entry.codes = [...(entry.codes ?? []), ...errorCodesOf(part)]
-            entry.outcome = outcomeAfter(entry.outcome, part)
+            entry.outcome = outcomeOf(part, entry.outcome)
           },
           (error) => {
             if (error !== undefined) entry.outcome = 'error'

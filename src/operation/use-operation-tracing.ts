@@ -15,9 +15,7 @@ import { isWarmUp } from './warm-up.js'
 function record(state: OperationTrace, result: ResultPart) {
   for (const code of errorCodesOf(result)) state.codes.add(code)
   // As the GraphQL spec reads a response: errors and no data at all (refused) or null data.
-  if (result.errors?.length && (result.data === undefined || result.data === null)) {
-    state.failed = true
-  }
+  if (result.errors?.length && result.data == null) state.failed = true
 }
 
 /**
@@ -39,14 +37,12 @@ export function useOperationTracing(tracer: Tracer | undefined): Plugin {
           endOperationTrace(state, error)
           throw error
         }
-        let running: ReturnType<typeof wrapped>
         try {
-          running = wrapped()
+          const running = wrapped()
+          return running ? running.then(done, fail) : done()
         } catch (error) {
           return fail(error)
         }
-        if (running === undefined) return done()
-        return running.then(done, fail)
       },
     },
     onParse() {
