@@ -39,12 +39,8 @@ export interface Analysis extends OperationPlan {
   refusals: readonly GraphQLError[]
 }
 
-interface Cost {
-  calls: number
-  objects: number
-  /** Some field of the selection reads, or one below it, beside what its object waits for. */
-  reads: boolean
-}
+/** `reads`: the selection, or one below it, reads beside what its object waits for. */
+type Cost = Pick<Analysis, 'calls' | 'objects'> & { reads: boolean }
 
 class Walker extends Selections {
   readonly checked = new Map<FieldNode, Analysis['checked'][number]>()
