@@ -55,7 +55,6 @@ class Walker extends Selections {
     const key = `${type.name}|${knowledge}|${ids.sort((x, y) => x - y).join(',')}`
     let cost = this.memo.get(key)
     if (cost === undefined) {
-      // A leaf's type has no possible types: it costs nothing.
       const members = isObjectType(type)
         ? [type]
         : this.schema.getPossibleTypes(type as GraphQLAbstractType)
@@ -109,7 +108,10 @@ class Walker extends Selections {
       // What is known passes down a field that brings nothing of its own (a connection's edges
       // and nodes), but not whether the object itself exists.
       const known = cost?.brings ?? (knowledge === 'unverified' ? 'carried' : knowledge)
-      const children = this.costOf(getNamedType(definition.type), below, known)
+      const children =
+        below.length > 0
+          ? this.costOf(getNamedType(definition.type), below, known)
+          : { calls: 0, objects: 0, reads: false }
       if (reads > 0 || children.reads) {
         for (const n of nodes) this.reading.add(n)
         total.reads = true
@@ -161,11 +163,17 @@ export function analyse(
 export function analysisCache(): typeof analyse {
   const analyses = new WeakMap<DocumentNode, LRUCache<string, Analysis>>()
   return (schema, document, operation, variables) => {
-    const cache = analyses.get(document) ?? new LRUCache<string, Analysis>({ max: 64 })
-    analyses.set(document, cache)
+    let cache = analyses.get(document)
+    if (!cache) {
+      cache = new LRUCache({ max: 64 })
+      analyses.set(document, cache)
+    }
     const key = `${operation.name?.value ?? ''}\n${JSON.stringify(variables, shapeOnly)}`
-    const analysis = cache.get(key) ?? analyse(schema, document, operation, variables)
-    cache.set(key, analysis)
+    let analysis = cache.get(key)
+    if (analysis === undefined) {
+      analysis = analyse(schema, document, operation, variables)
+      cache.set(key, analysis)
+    }
     return analysis
   }
 }

@@ -106,7 +106,7 @@ export function useAdmission(limits: {
   }
 }
 
-/** The checked arguments judged with this request's values: one error per problem, all its nodes. */
+/** Checked arguments judged with this request's values: one error per problem, all its places. */
 function argumentProblems(analysis: Analysis, variables: Record<string, unknown>): GraphQLError[] {
   const found = new Map<string, { argument: string; message: string; nodes: FieldNode[] }>()
   for (const { field, node } of analysis.checked) {
