@@ -4,10 +4,7 @@ import { type DestinationStream, pino } from 'pino'
 /** Log output held for a reader that has stopped reading, past which lines are dropped. */
 const MAX_UNREAD_BYTES = 4 * 1024 * 1024
 
-/**
- * JSON-lines logger (pino), with pino's standard fields (time, pid, hostname) that log shippers
- * expect. Authorization headers and tokens are redacted wherever they appear.
- */
+/** JSON-lines logger (pino's standard fields); authorization headers and tokens redacted. */
 export function createLogger(level: string, destination: DestinationStream = stdoutLines()) {
   return pino(
     {
@@ -24,13 +21,11 @@ export function createLogger(level: string, destination: DestinationStream = std
 export type Logger = ReturnType<typeof createLogger>
 
 /**
- * Lines to stdout that never hold the process: written through Node's own stream, which buffers
- * for a slow pipe without stopping the event loop (a synchronous write to a full pipe blocks it;
- * pino's sonic-boom retries a failed write at exit for ever). While a reader lags
- * MAX_UNREAD_BYTES behind, lines are dropped and counted; once its reader is gone (EPIPE), lines
- * are dropped. Nothing is flushed at exit.
+ * Lines to stdout that never hold the process (a synchronous write to a full pipe blocks the event
+ * loop; sonic-boom retries a failed write at exit for ever): dropped, and counted, while the reader
+ * lags MAX_UNREAD_BYTES behind or after it is gone (EPIPE).
  */
-export function stdoutLines(out: Writable = process.stdout): DestinationStream {
+function stdoutLines(out: Writable = process.stdout): DestinationStream {
   let gone = false
   let dropped = 0
   out.on('error', () => {

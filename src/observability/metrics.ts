@@ -1,14 +1,8 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 
 /**
- * What operators scrape at /metrics (Prometheus text, prom-client): upstream requests and their
- * latency per REST path template and status, cache reads by result, open circuits per path
- * template, operations by outcome and duration, Redis failures, and the process defaults
- * (memory, CPU, event-loop lag). Labels hold only templates and fixed words: never a token, a
- * company number or query text.
- *
- * One registry per gateway, so several gateways in one process (tests, replicas) keep their
- * own counts; the process defaults are registered on each.
+ * What operators scrape at /metrics; labels never hold a token, a company number or query text.
+ * One registry per gateway: several in one process (tests, replicas) keep their own counts.
  */
 
 /** How a GraphQL request ended, as the operation log says it. */
@@ -19,9 +13,7 @@ export type UpstreamStatus = number | 'error' | 'timeout'
 
 /** What the upstream client reports. */
 export interface UpstreamMetrics {
-  /** One HTTP request sent upstream (every attempt, readiness checks included). */
   upstreamRequest(endpoint: string, status: UpstreamStatus, seconds: number): void
-  /** One read, by how it was served (hit, miss, stale, shared). */
   cacheRead(result: string): void
 }
 
@@ -59,7 +51,6 @@ export class GatewayMetrics implements UpstreamMetrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [this.registry],
   })
-  /** Redis commands that failed or were skipped while Redis was unavailable. */
   readonly redisFailures = new Counter({
     name: 'gateway_redis_failures_total',
     help: 'Redis commands that failed or were not sent because Redis was unavailable; requests were served without Redis meanwhile.',
@@ -70,10 +61,7 @@ export class GatewayMetrics implements UpstreamMetrics {
     collectDefaultMetrics({ register: this.registry })
   }
 
-  /**
-   * `gateway_upstream_circuits_open{endpoint}`, read from `openByEndpoint` at each scrape: how
-   * many upstream tokens' circuits of each REST path template refuse requests (never which).
-   */
+  /** Open circuits per path template, read at each scrape: how many, never which tokens'. */
   watchCircuits(openByEndpoint: () => Map<string, number>): void {
     new Gauge({
       name: 'gateway_upstream_circuits_open',

@@ -10,36 +10,20 @@ import {
 } from '@opentelemetry/api'
 import { W3CTraceContextPropagator } from '@opentelemetry/core'
 
-/** Attribute names of the semantic conventions still "incubating" (copied, as their docs ask). */
-const ATTR_GRAPHQL_OPERATION_NAME = 'graphql.operation.name'
-const ATTR_GRAPHQL_OPERATION_TYPE = 'graphql.operation.type'
-
-/** The gateway's own attributes. */
-export const ATTR_GATEWAY_CACHE = 'gateway.cache'
-const ATTR_GRAPHQL_ERROR_CODES = 'graphql.error.codes'
-const ATTR_GATEWAY_UPSTREAM_CALLS = 'gateway.upstream.calls'
-const ATTR_GATEWAY_REQUEST_ID = 'gateway.request_id'
-/** Name of the operation span before its document is known (and when it never is). */
-const OPERATION_SPAN = 'graphql.operation'
-
 /** Each request's operation trace (none without a tracer): src/context.ts hands it to the reads. */
 export const traces = new WeakMap<Request, OperationTrace>()
 
 /** W3C trace context only: the caller's `baggage` is not forwarded to the upstream. */
 export const propagator = new W3CTraceContextPropagator()
 
-/**
- * One GraphQL operation's trace: its SERVER span, and what the span collects until it ends
- * (src/operation/use-operation-tracing.ts starts and ends it; the upstream client adds its
- * calls and cache reads through ./upstream-spans.ts).
- */
+/** One GraphQL operation's SERVER span and what it collects until it ends. */
 export interface OperationTrace {
   readonly tracer: Tracer
   readonly span: Span
   /** The operation span's context: the parent of its upstream calls. */
   readonly context: OtelContext
   codes: Set<string>
-  /** Reads by cache result (hit, miss, stale, shared), as `recordCacheRead` was told. */
+  /** Reads by cache result (hit, miss, stale, shared). */
   cache: Map<string, number>
   upstreamCalls: number
   /** The result is a stream: the span ends with its last part, not with the operation hook. */
@@ -54,18 +38,15 @@ const headersGetter: TextMapGetter<Headers> = {
   get: (headers, key) => headers.get(key) ?? undefined,
 }
 
-/**
- * Starts one operation's SERVER span, child of the caller's `traceparent` (in `headers`) when
- * there is one, else the root of a new trace.
- */
+/** The operation's span, child of the caller's `traceparent` if any, named once it is parsed. */
 export function startOperationTrace(
   tracer: Tracer,
   headers: Headers,
   requestId: string,
 ): OperationTrace {
   const caller = propagator.extract(ROOT_CONTEXT, headers, headersGetter)
-  const span = tracer.startSpan(OPERATION_SPAN, { kind: SpanKind.SERVER }, caller)
-  if (span.isRecording()) span.setAttribute(ATTR_GATEWAY_REQUEST_ID, requestId)
+  const span = tracer.startSpan('graphql.operation', { kind: SpanKind.SERVER }, caller)
+  if (span.isRecording()) span.setAttribute('gateway.request_id', requestId)
   return {
     tracer,
     span,
@@ -81,9 +62,9 @@ export function startOperationTrace(
 
 /** Names the span after its operation (`query Traversal`, or `query` when it has no name). */
 export function nameOperationTrace(state: OperationTrace, type: string, name: string | undefined) {
-  state.span.setAttribute(ATTR_GRAPHQL_OPERATION_TYPE, type)
+  state.span.setAttribute('graphql.operation.type', type)
   if (name) {
-    state.span.setAttribute(ATTR_GRAPHQL_OPERATION_NAME, name)
+    state.span.setAttribute('graphql.operation.name', name)
     state.span.updateName(`${type} ${name}`)
   } else state.span.updateName(type)
 }
@@ -94,10 +75,9 @@ export function endOperationTrace(state: OperationTrace, error?: unknown) {
   state.ended = true
   const { span } = state
   if (span.isRecording()) {
-    if (state.codes.size > 0) span.setAttribute(ATTR_GRAPHQL_ERROR_CODES, [...state.codes])
-    if (state.upstreamCalls > 0) span.setAttribute(ATTR_GATEWAY_UPSTREAM_CALLS, state.upstreamCalls)
-    for (const [result, count] of state.cache)
-      span.setAttribute(`${ATTR_GATEWAY_CACHE}.${result}`, count)
+    if (state.codes.size > 0) span.setAttribute('graphql.error.codes', [...state.codes])
+    if (state.upstreamCalls > 0) span.setAttribute('gateway.upstream.calls', state.upstreamCalls)
+    for (const [result, count] of state.cache) span.setAttribute(`gateway.cache.${result}`, count)
     if (error !== undefined) {
       span.recordException(error instanceof Error ? error : String(error))
       span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) })

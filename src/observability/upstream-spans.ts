@@ -13,20 +13,9 @@ import {
 } from '@opentelemetry/semantic-conventions'
 import type { Logger } from './logger.js'
 import type { UpstreamMetrics, UpstreamStatus } from './metrics.js'
-import {
-  ATTR_GATEWAY_CACHE,
-  errorMessage,
-  type OperationTrace,
-  propagator,
-} from './operation-trace.js'
+import { errorMessage, type OperationTrace, propagator } from './operation-trace.js'
 
-/** An attribute name of the semantic conventions still "incubating" (copied, as their docs ask). */
-const ATTR_URL_TEMPLATE = 'url.template'
-/** The gateway's own: which request of a read this is (1 for the first). */
-const ATTR_GATEWAY_ATTEMPT = 'gateway.upstream.attempt'
-
-/** What operators see of one HTTP request sent upstream. */
-export interface UpstreamRequest {
+interface UpstreamRequest {
   scope: { trace?: OperationTrace | undefined; requestId?: string | undefined }
   /** The REST path template, e.g. `/v1/lists/{id}`. */
   template: string
@@ -35,13 +24,9 @@ export interface UpstreamRequest {
 }
 
 /**
- * One HTTP request sent upstream, as operators see it: a CLIENT span `GET <template>`, child of
- * the operation's span, written into its headers before `send` runs (url.template,
- * http.request.method, gateway.upstream.attempt, http.request.resend_count, gateway.cache,
- * http.response.status_code; on failure status ERROR and `error.type`, the error's `code`); one
- * count and duration in the metrics, by status (`error`/`timeout` without one); at debug level
- * one log line. `attempt`: which request of its read it is (1 for the first); `cache`: `miss`,
- * `bypass` (a no-cache read) or `off`. No operation trace: no span, the headers left alone.
+ * One HTTP request sent upstream: a CLIENT span `GET <template>` (its context written into the
+ * headers before `send`), a count and duration in the metrics, a debug log line. `attempt`: 1 for
+ * a read's first request; `cache`: `miss`, `bypass` (a no-cache read) or `off`.
  */
 export async function observeUpstreamRequest<T extends { status: number }>(
   request: UpstreamRequest,
@@ -60,9 +45,9 @@ export async function observeUpstreamRequest<T extends { status: number }>(
       kind: SpanKind.CLIENT,
       attributes: {
         [ATTR_HTTP_REQUEST_METHOD]: 'GET',
-        [ATTR_URL_TEMPLATE]: template,
-        [ATTR_GATEWAY_ATTEMPT]: attempt,
-        [ATTR_GATEWAY_CACHE]: cache,
+        'url.template': template,
+        'gateway.upstream.attempt': attempt,
+        'gateway.cache': cache,
         ...(attempt > 1 ? { [ATTR_HTTP_REQUEST_RESEND_COUNT]: attempt - 1 } : {}),
       },
     },
@@ -98,11 +83,7 @@ export async function observeUpstreamRequest<T extends { status: number }>(
   }
 }
 
-/**
- * Counts one upstream read on the operation's span by how it was served: call it with each
- * `CacheResult` (hit, miss, stale, shared) the cache reports; the span ends with
- * `gateway.cache.hit: n` and so on. No operation trace: nothing happens.
- */
+/** Counts a read on the operation's span by how the cache served it (`gateway.cache.hit: n`…). */
 export function recordCacheRead(operation: OperationTrace | undefined, result: string): void {
   operation?.cache.set(result, (operation.cache.get(result) ?? 0) + 1)
 }

@@ -2,13 +2,13 @@ import {
   type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
+  type GraphQLAbstractType,
   type GraphQLError,
   type GraphQLField,
   type GraphQLNamedType,
   type GraphQLObjectType,
   type GraphQLSchema,
   getNamedType,
-  isAbstractType,
   isObjectType,
   Kind,
   type OperationDefinitionNode,
@@ -24,39 +24,26 @@ import { type Entry, Selections } from './collect-fields.js'
 import { introspectionObjects } from './introspection-size.js'
 
 /**
- * What an operation will do, worked out in one walk of its document before it runs: its upstream
- * calls and result objects (estimated; introspection counted exactly), the fields whose
- * arguments each request's values are checked at, which fields the first payload sends and
- * which read the upstream, and whether it answers in parts. Fields are collected as graphql-js
- * executes them (fragments merged, @skip/@include applied); each selection is walked once per
- * type, so the work is proportional to the document however its fragments spread each other.
- * Remembered per document and the shape of the variables (`analysisOf`).
+ * What an operation will do, worked out before it runs in one walk, each selection once per type
+ * (in time proportional to the document however its fragments spread each other).
  */
 export interface Analysis extends OperationPlan {
-  /** Upstream calls it can cause: close and cheap, an upper bound where it must guess. */
+  /** Upstream calls it can cause: an upper bound where it must guess. */
   calls: number
   /** Objects its response can hold, each deferred part counted again (it sends them again). */
   objects: number
-  /** Field nodes whose arguments are checked with the request's values (argument-checks.ts). */
+  /** Field nodes whose arguments are checked with the request's values. */
   checked: readonly { field: GraphQLField<unknown, unknown>; node: FieldNode }[]
-  /** Some @defer or @stream is on: the answer comes in parts. */
   inParts: boolean
   /** Refusals the document and the variables' shape decide (an @stream initialCount below 0). */
   refusals: readonly GraphQLError[]
 }
 
-interface Cost {
-  calls: number
-  objects: number
-  /** Some field of the selection reads, or one below it, beside what its object waits for. */
-  reads: boolean
-}
+/** `reads`: the selection, or one below it, reads beside what its object waits for. */
+type Cost = Pick<Analysis, 'calls' | 'objects'> & { reads: boolean }
 
 class Walker extends Selections {
-  readonly checked = new Map<
-    FieldNode,
-    { field: GraphQLField<unknown, unknown>; node: FieldNode }
-  >()
+  readonly checked = new Map<FieldNode, Analysis['checked'][number]>()
   readonly firstPart = new Set<FieldNode>()
   readonly reading = new Set<FieldNode>()
   private readonly memo = new Map<string, Cost>()
@@ -68,11 +55,9 @@ class Walker extends Selections {
     const key = `${type.name}|${knowledge}|${ids.sort((x, y) => x - y).join(',')}`
     let cost = this.memo.get(key)
     if (cost === undefined) {
-      const members = isAbstractType(type)
-        ? this.schema.getPossibleTypes(type)
-        : isObjectType(type)
-          ? [type]
-          : []
+      const members = isObjectType(type)
+        ? [type]
+        : this.schema.getPossibleTypes(type as GraphQLAbstractType)
       const costs = members.map((member) => this.costOn(member, entries, knowledge))
       cost = {
         calls: Math.max(0, ...costs.map((c) => c.calls)),
@@ -106,7 +91,8 @@ class Walker extends Selections {
       const args = node.arguments?.length ? this.argumentsOf(definition, node) : {}
       // Refused (see argumentsOf): the operation will not run.
       if (!args) continue
-      let reads = cost?.unlessCarried && knowledge === 'carried' ? 0 : readsOf(cost?.reads, args)
+      const perArgs = typeof cost?.reads === 'function' ? cost.reads(args) : (cost?.reads ?? 0)
+      let reads = cost?.unlessCarried && knowledge === 'carried' ? 0 : perArgs
       // A company asked for by number waits for its statements read: already in flight.
       const awaited = knowledge === 'unverified' && cost?.sharedRead === STATEMENTS
       if (cost?.sharedRead !== undefined && reads > 0) {
@@ -146,11 +132,6 @@ class Walker extends Selections {
   }
 }
 
-const readsOf = (
-  reads: number | ((args: Record<string, unknown>) => number) | undefined,
-  args: Record<string, unknown>,
-) => (typeof reads === 'function' ? reads(args) : (reads ?? 0))
-
 export function analyse(
   schema: GraphQLSchema,
   document: DocumentNode,
@@ -162,12 +143,10 @@ export function analyse(
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition
   }
   const walker = new Walker(schema, fragments, variables)
-  const root = schema.getRootType(operation.operation)
-  const cost = root
-    ? walker.costOf(root, [{ set: operation.selectionSet, deferred: false }], 'carried')
-    : { calls: 0, objects: 0, reads: false }
+  // Validation has refused an operation the schema has no root type for (shape-limits.ts).
+  const root = schema.getRootType(operation.operation) as GraphQLObjectType
   return {
-    ...cost,
+    ...walker.costOf(root, [{ set: operation.selectionSet, deferred: false }], 'carried'),
     checked: [...walker.checked.values()],
     firstPart: walker.firstPart,
     reading: walker.reading,
@@ -178,9 +157,8 @@ export function analyse(
 
 /**
  * `analyse`, remembered per document (yoga's parser cache hands the same object back for the
- * same text) and per operation + the shape of its coerced variables: numbers, booleans, nulls
- * and list lengths, not the text of strings (a company number or a cursor is there or not), so
- * the operations a client repeats with other companies or cursors share one analysis.
+ * same text) and per operation + the shape of its variables, not the text of strings, so the
+ * operations a client repeats with other companies or cursors share one analysis.
  */
 export function analysisCache(): typeof analyse {
   const analyses = new WeakMap<DocumentNode, LRUCache<string, Analysis>>()

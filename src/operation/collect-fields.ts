@@ -27,11 +27,7 @@ export interface Entry {
   deferred: boolean
 }
 
-/**
- * Fields collected as graphql-js executes them (fragments merged, @skip/@include applied, type
- * conditions matched), with what graphql-js alone does not say: which are sent in a @defer'red
- * part, whether the answer comes in parts, and what execution could not evaluate (refused now).
- */
+/** Fields collected as graphql-js executes them, with which are @defer'red and refusals. */
 export class Selections {
   readonly refusals: GraphQLError[] = []
   inParts = false
@@ -42,10 +38,7 @@ export class Selections {
     protected readonly variables: Record<string, unknown>,
   ) {}
 
-  /**
-   * The fields `entries` select on `type` by response key, each occurrence with whether a
-   * deferred fragment holds it, and the deferred fragments found at this level.
-   */
+  /** The fields `entries` select on `type` by response key, and this level's deferred fragments. */
   protected collect(type: GraphQLObjectType, entries: readonly Entry[]) {
     const fields = new Map<string, { node: FieldNode; deferred: boolean }[]>()
     const parts: SelectionSetNode[] = []
@@ -63,7 +56,8 @@ export class Selections {
         const fragment =
           selection.kind === Kind.INLINE_FRAGMENT ? selection : this.fragments[selection.name.value]
         if (!fragment || !this.applies(fragment.typeCondition, type)) continue
-        const deferredHere = this.isOn('defer', selection.directives)
+        const defer = this.directiveValues(this.schema.getDirective('defer'), selection.directives)
+        const deferredHere = defer !== undefined && defer.if !== false
         if (selection.kind === Kind.FRAGMENT_SPREAD) {
           const seen = `${selection.name.value}|${deferred || deferredHere}`
           if (spread.has(seen)) continue
@@ -91,20 +85,12 @@ export class Selections {
     }
   }
 
-  private isOn(name: string, directives: readonly DirectiveNode[] | undefined) {
-    const values = this.directiveValues(this.schema.getDirective(name), directives)
-    return values !== undefined && values.if !== false
-  }
-
   private included(directives: readonly DirectiveNode[] | undefined) {
     if (this.directiveValues(GraphQLSkipDirective, directives)?.if === true) return false
     return this.directiveValues(GraphQLIncludeDirective, directives)?.if !== false
   }
 
-  /**
-   * A directive's arguments as execution will see them; one it cannot take (an explicit null for
-   * a variable with a default, where a value is required) is refused now, not when it runs.
-   */
+  /** A directive's arguments as execution will see them; one it cannot take is refused now. */
   private directiveValues(
     directive: GraphQLDirective | null | undefined,
     directives: readonly DirectiveNode[] | undefined,
@@ -138,7 +124,7 @@ export class Selections {
     return type.getFields()[name]
   }
 
-  /** A field's arguments as execution will see them (defaults applied); refused as directives'. */
+  /** A field's arguments as execution will see them; refused as directives'. */
   protected argumentsOf(definition: GraphQLField<unknown, unknown>, node: FieldNode) {
     try {
       return getArgumentValues(definition, node, this.variables)

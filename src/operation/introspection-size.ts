@@ -15,10 +15,8 @@ import {
 import { collectFields } from 'graphql/execution/collectFields.js'
 
 /**
- * The objects an introspection field (`__schema`, `__type`) answers with, counted exactly: its
- * selection walked over the served schema with graphql-js's own introspection resolvers, each
- * schema element and selection once (aliases of one selection cost one walk). GraphiQL's full
- * introspection is a few thousand objects; thirty aliased fan-outs are tens of thousands.
+ * The objects an introspection field (`__schema`, `__type`) answers with, counted exactly with
+ * graphql-js's own introspection resolvers, each schema element and selection once.
  */
 export function introspectionObjects(
   schema: GraphQLSchema,

@@ -50,12 +50,7 @@ export function observeStream<T>(
     },
     next: () => settle(() => iterator.next()),
     return: (value?: unknown) =>
-      settle(() =>
-        iterator.return
-          ? iterator.return(value)
-          : Promise.resolve({ done: true as const, value: value as T }),
-      ),
-    throw: (error?: unknown) =>
-      settle(() => (iterator.throw ? iterator.throw(error) : Promise.reject(error))),
+      settle(() => iterator.return?.(value) ?? Promise.resolve({ done: true, value: value as T })),
+    throw: (error?: unknown) => settle(() => iterator.throw?.(error) ?? Promise.reject(error)),
   }
 }

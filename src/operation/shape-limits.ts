@@ -17,12 +17,7 @@ import { validationError } from '../errors/graphql-errors.js'
 /** Fixed limits on the shape of an operation (docs/protection.md). */
 const MAX_TOKENS = 2000
 export const MAX_DIRECTIVES = 20
-/**
- * Most times one field (response key) may be selected in one selection set, fragments spread in.
- * graphql-js's check that merged fields agree compares every pair: 30 fragments of 12 `nodes`
- * each (6 KB, 1,685 tokens) cost 0.4–0.8 s of CPU before it. Relay's fragments repeat `id` a few
- * times; nothing needs 30.
- */
+/** graphql-js's check that merged fields agree compares every pair; nothing needs 30. */
 export const MAX_REPEATED_FIELD = 30
 
 /** The most field nodes of one response key in one selection set, each fragment spread in once
@@ -73,10 +68,7 @@ const readOnly: ValidationRule = (context) => ({
   },
 })
 
-/**
- * graphql-armor throws its rejections out of validation, where they lose any code; reported as
- * validation errors instead, they carry GRAPHQL_VALIDATION_FAILED like every other one.
- */
+/** graphql-armor's rejections thrown out of validation lose any code: reported, they keep it. */
 const reportAsValidationError = {
   propagateOnRejection: false,
   onReject: [
@@ -86,9 +78,8 @@ const reportAsValidationError = {
 }
 
 /**
- * Read-only operations within the shape limits (depth, aliases, directives, tokens). Validation
- * errors carry `retryable: false` like every other error: yoga codes graphql-js's in place and
- * answers them without passing them through maskError, where the others get theirs.
+ * Read-only operations within the shape limits. Validation errors get `retryable: false` here:
+ * yoga answers them without passing them through maskError, where the others get theirs.
  */
 export function operationShapeLimits(limits: { maxDepth: number; maxAliases: number }): Plugin[] {
   return [

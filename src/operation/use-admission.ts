@@ -15,31 +15,15 @@ import { type Analysis, analysisCache } from './analysis.js'
 
 /**
  * Admission: the one place that judges an operation's variables, arguments, parts and cost
- * before it runs (the request, its document and its shape are judged before it, at the edge and
- * in validation). Refused, with no `data` and no upstream call (HTTP 400 to
- * application/graphql-response+json):
- * - a variable that does not coerce, or a null where a value is required (BAD_USER_INPUT);
- * - an argument a field refuses on its own, with the request's values (BAD_USER_INPUT,
- *   src/schema/argument-checks.ts), and an @stream initialCount below 0;
- * - @defer/@stream that is on, asked with an Accept that cannot carry parts (NOT_ACCEPTABLE):
- *   yoga would run it in full, reads and all, then answer 406 with an empty body;
- * - an estimate over MAX_OPERATION_COST or MAX_RESULT_OBJECTS (QUERY_TOO_COSTLY).
- * Admitted, its analysis goes into the context (which fields the first payload sends, which
- * read), and while it runs every HTTP request sent upstream is drawn from its budget (see
- * Operation in src/context.ts). When the response is complete it ends: nothing more is sent for
- * it. Every response reports `extensions.cost`.
+ * before it runs, refusing with no `data` and no upstream call. Admitted, its analysis goes into
+ * the context, and it ends when its response is complete. Every response reports `extensions.cost`.
  */
-
-export interface AdmissionLimits {
-  /** MAX_OPERATION_COST: upstream calls, estimated and drawn from while running. */
+export function useAdmission(limits: {
   maxOperationCost: number
-  /** MAX_RESULT_OBJECTS: objects the response may hold, estimated. */
   maxResultObjects: number
-}
-
-export function useAdmission(limits: AdmissionLimits): Plugin<Context> {
+}): Plugin<Context> {
   const analysisOf = analysisCache()
-  const { maxOperationCost: limit } = limits
+  const { maxOperationCost: limit, maxResultObjects } = limits
   return {
     onExecute({ args, setResultAndStopExecution }) {
       const context = args.contextValue as Context & YogaInitialContext
@@ -72,7 +56,7 @@ export function useAdmission(limits: AdmissionLimits): Plugin<Context> {
         ? [...analysis.refusals]
         : argumentProblems(analysis, variables.coerced)
       if (analysis.inParts && !acceptsParts(context.request)) {
-        // 406 whatever the Accept, as for an Accept the gateway cannot answer in at all.
+        // Else yoga would run it in full, reads and all, then answer 406 with an empty body.
         refusals.push(
           httpError(
             'NOT_ACCEPTABLE',
@@ -81,13 +65,20 @@ export function useAdmission(limits: AdmissionLimits): Plugin<Context> {
           ),
         )
       }
-      const tooCostly = refusals.length === 0 && tooCostlyMessage(analysis, limits)
-      if (tooCostly) {
-        refusals.push(refusal('QUERY_TOO_COSTLY', tooCostly, { extensions: { cost: cost() } }))
+      const { calls, objects } = analysis
+      const tooCostly = (message: string) =>
+        refusals.push(refusal('QUERY_TOO_COSTLY', message, { extensions: { cost: cost() } }))
+      if (refusals.length === 0 && calls > limit) {
+        tooCostly(
+          `This operation could cause up to ${calls} upstream calls, more than the ${limit} allowed: ask for smaller pages (first/last) or fewer nested connections.`,
+        )
+      } else if (refusals.length === 0 && objects > maxResultObjects) {
+        tooCostly(
+          `This operation could return up to ${objects} objects, more than the ${maxResultObjects} allowed: ask for smaller pages (first/last), fewer aliases or fewer IDs.`,
+        )
       }
       if (refusals.length > 0) return refuse(refusals, { cost: cost() })
       context.plan = analysis
-      /** What every response reports: the cost, and stale answers when there were any. */
       const extensions = (result: { extensions?: Record<string, unknown> }) => ({
         ...result.extensions,
         cost: cost(),
@@ -96,8 +87,7 @@ export function useAdmission(limits: AdmissionLimits): Plugin<Context> {
       return {
         onExecuteDone({ result, setResult }) {
           if (Symbol.asyncIterator in result) {
-            // @defer/@stream: the parts run in this operation (its budget), which ends with the
-            // last part; that part reports the cost of them all.
+            // @defer/@stream: the operation ends with the last part, which reports the whole cost.
             return {
               onNext({ result: part, setResult: setPart }) {
                 if ('hasNext' in part && part.hasNext === false) {
@@ -116,10 +106,7 @@ export function useAdmission(limits: AdmissionLimits): Plugin<Context> {
   }
 }
 
-/**
- * The arguments the analysis found checked, judged with this request's values: one error per
- * problem, located at every place in the document that asks it (fragments merged, as executed).
- */
+/** Checked arguments judged with this request's values: one error per problem, all its places. */
 function argumentProblems(analysis: Analysis, variables: Record<string, unknown>): GraphQLError[] {
   const found = new Map<string, { argument: string; message: string; nodes: FieldNode[] }>()
   for (const { field, node } of analysis.checked) {
@@ -145,10 +132,7 @@ export const INCREMENTAL_MEDIA_TYPES = ['multipart/mixed', 'text/event-stream']
 const acceptsParts = (request: Request) =>
   (request.headers.get('accept') ?? '').split(', ').some((t) => INCREMENTAL_MEDIA_TYPES.includes(t))
 
-/**
- * A variable that does not coerce, said without its value: graphql-js's message repeats it (twice,
- * a 50 KB value made a 100 KB answer), and nothing a caller sends is echoed.
- */
+/** A variable that does not coerce, said without its value: nothing a caller sends is echoed. */
 function withoutValue(error: GraphQLError): GraphQLError {
   const definition = error.nodes?.[0]
   const named =
@@ -158,19 +142,4 @@ function withoutValue(error: GraphQLError): GraphQLError {
   return refusal('BAD_USER_INPUT', `${named} got a value that does not coerce to its type.`, {
     nodes: error.nodes,
   })
-}
-
-/** Why the estimate refuses an operation (QUERY_TOO_COSTLY); undefined when it fits. */
-function tooCostlyMessage(
-  { calls, objects }: Analysis,
-  limits: AdmissionLimits,
-): string | undefined {
-  const { maxOperationCost: limit, maxResultObjects } = limits
-  if (calls > limit) {
-    return `This operation could cause up to ${calls} upstream calls, more than the ${limit} allowed: ask for smaller pages (first/last) or fewer nested connections.`
-  }
-  if (objects > maxResultObjects) {
-    return `This operation could return up to ${objects} objects, more than the ${maxResultObjects} allowed: ask for smaller pages (first/last), fewer aliases or fewer IDs.`
-  }
-  return undefined
 }

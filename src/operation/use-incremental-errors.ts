@@ -3,12 +3,9 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga'
 import type { ResultPart } from './result-stream.js'
 
 /**
- * The errors of a @defer/@stream answer as the answer without them has them:
- * - masked as yoga masks the rest: yoga's masking (envelop's useMaskedErrors) maps a result's
- *   top-level `errors` only, so a bug inside a `@defer` fragment went out uncoded;
- * - each once: the executor runs a deferred fragment's fields in full, those also selected
- *   elsewhere again, and reports their errors again. An error sent before in the same answer (the
- *   same path, message and code) is not sent again; the data, sent again too, the client merges.
+ * The errors of a @defer/@stream answer masked (yoga masks only a result's top-level `errors`),
+ * and each sent once: the executor runs a deferred fragment's fields again, those also selected
+ * elsewhere too, and reports their errors again.
  */
 export function useIncrementalErrors(mask: (error: GraphQLError) => Error): Plugin {
   return {
@@ -17,7 +14,6 @@ export function useIncrementalErrors(mask: (error: GraphQLError) => Error): Plug
         if (!isAsyncIterable(result)) return undefined
         const sent = new Set<string>()
         let changed = false
-        /** `part` with its errors masked, only those not sent before, no `errors` if none is left. */
         const once = <T extends { errors?: readonly GraphQLError[] }>(part: T): T => {
           if (!part.errors) return part
           changed = true

@@ -10,13 +10,9 @@ import { errorCodesOf, observeStream, type ResultPart } from './result-stream.js
 import { isWarmUp } from './warm-up.js'
 
 /**
- * One log line per GraphQL request: the operation's name, outcome, duration, upstream calls,
- * cache hits and error codes, with the request's id and its caller (a keyed hash, never a
- * metric label), so operators see what each query cost, for whom, and why one was refused; and
- * the same outcome and duration in the metrics. Refusals (401, 406, parse, validation,
- * variables, budget) count like the rest. Never variables, query text or headers.
+ * One log line per GraphQL request, refusals included, and its outcome and duration in the
+ * metrics. Never variables, query text or headers; the caller is a keyed hash, never a label.
  */
-
 interface Entry {
   started: number
   address: string | undefined
@@ -27,17 +23,16 @@ interface Entry {
   streamed?: boolean
 }
 
-/** As the GraphQL spec reads a response: no `data` at all means execution never started. */
-function outcomeOf(result: ExecutionResult): OperationOutcome {
+/**
+ * As the GraphQL spec reads a response: no `data` at all means execution never started. A later
+ * part of a stream with an error makes a whole answer partial.
+ */
+function outcomeOf(result: ResultPart, before?: OperationOutcome): OperationOutcome {
+  if (before !== undefined)
+    return before === 'ok' && errorCodesOf(result).length ? 'partial' : before
   if (result.data === undefined) return 'refused'
   if (!result.errors?.length) return 'ok'
   return result.data === null ? 'error' : 'partial'
-}
-
-/** Later parts of a stream: an error in a deferred payload makes a whole answer partial. */
-function outcomeAfter(outcome: OperationOutcome | undefined, part: ResultPart): OperationOutcome {
-  if (outcome === undefined) return outcomeOf(part)
-  return outcome === 'ok' && errorCodesOf(part).length > 0 ? 'partial' : outcome
 }
 
 export function useOperationLog(
@@ -51,18 +46,34 @@ export function useOperationLog(
   const entries = new WeakMap<Request, Entry>()
   const report = (request: Request, entry: Entry, status: number) => {
     entries.delete(request)
-    logOperation(request, entry, status, logger, metrics, callerId, isRouter?.(request))
+    const outcome = entry.outcome ?? 'refused'
+    const ms = performance.now() - entry.started
+    metrics.operation(outcome, ms / 1000)
+    logger?.info(
+      {
+        requestId: requestIdOf(request),
+        caller: callerId(request, entry.address),
+        operation: entry.operation ?? null,
+        outcome,
+        status,
+        durationMs: Math.round(ms),
+        upstreamCalls: entry.context?.operation.upstreamCalls ?? 0,
+        cacheHits: entry.context?.operation.cacheHits ?? 0,
+        errors: entry.codes?.length ? entry.codes : undefined,
+        streamed: entry.streamed,
+        router: isRouter?.(request) || undefined,
+      },
+      'operation',
+    )
   }
   return {
     onRequest({ request, url, serverContext }) {
-      // The start-up warm-up (createGateway's `warm`) is no caller's operation.
       if (url.pathname !== graphqlEndpoint || isWarmUp(serverContext)) return
       const address = (serverContext as { req?: IncomingMessage }).req?.socket.remoteAddress
       entries.set(request, { started: performance.now(), address })
     },
     onValidate({ params, context }) {
-      // The name of the operation the document holds, never the caller's `operationName` as
-      // sent: that is free text of any length.
+      // The document's name for it, never the caller's `operationName` (free text of any length).
       const entry = entries.get((context as { request: Request }).request)
       const shownName = runOperation(params.documentAST, context.params?.operationName)?.shownName
       if (entry && shownName) entry.operation = shownName
@@ -75,15 +86,14 @@ export function useOperationLog(
     onExecutionResult({ request, result, setResult }) {
       const entry = entries.get(request)
       if (!entry || result === undefined || !isAsyncIterable(result)) return
-      // @defer/@stream: logged when the last part is sent, with every part's errors, the
-      // whole duration and every upstream call; `streamed` says so.
+      // @defer/@stream: logged when the last part is sent, with every part's errors.
       entry.streamed = true
       setResult(
         observeStream(
           result,
           (part) => {
             entry.codes = [...(entry.codes ?? []), ...errorCodesOf(part)]
-            entry.outcome = outcomeAfter(entry.outcome, part)
+            entry.outcome = outcomeOf(part, entry.outcome)
           },
           (error) => {
             if (error !== undefined) entry.outcome = 'error'
@@ -107,35 +117,4 @@ export function useOperationLog(
       report(request, entry, response.status)
     },
   }
-}
-
-/** The operation's log line and metrics, once it is answered. */
-function logOperation(
-  request: Request,
-  entry: Entry,
-  status: number,
-  logger: Logger | undefined,
-  metrics: GatewayMetrics,
-  callerId: CallerId,
-  router: boolean | undefined,
-) {
-  const outcome = entry.outcome ?? 'refused'
-  const ms = performance.now() - entry.started
-  metrics.operation(outcome, ms / 1000)
-  logger?.info(
-    {
-      requestId: requestIdOf(request),
-      caller: callerId(request, entry.address),
-      operation: entry.operation ?? null,
-      outcome,
-      status,
-      durationMs: Math.round(ms),
-      upstreamCalls: entry.context?.operation.upstreamCalls ?? 0,
-      cacheHits: entry.context?.operation.cacheHits ?? 0,
-      errors: entry.codes?.length ? entry.codes : undefined,
-      streamed: entry.streamed,
-      router: router || undefined,
-    },
-    'operation',
-  )
 }

@@ -1,5 +1,4 @@
 import type { Tracer } from '@opentelemetry/api'
-import type { DocumentNode } from 'graphql'
 import { isAsyncIterable, type Plugin } from 'graphql-yoga'
 import {
   endOperationTrace,
@@ -16,26 +15,12 @@ import { isWarmUp } from './warm-up.js'
 function record(state: OperationTrace, result: ResultPart) {
   for (const code of errorCodesOf(result)) state.codes.add(code)
   // As the GraphQL spec reads a response: errors and no data at all (refused) or null data.
-  if (result.errors?.length && (result.data === undefined || result.data === null)) {
-    state.failed = true
-  }
-}
-
-/** Names the span after the operation the document and params select (`query Traversal`). */
-function name(state: OperationTrace, document: DocumentNode, operationName?: string | null) {
-  const run = runOperation(document, operationName)
-  if (run) nameOperationTrace(state, run.operation.operation, run.shownName)
+  if (result.errors?.length && result.data == null) state.failed = true
 }
 
 /**
- * The yoga plugin: one SERVER span per GraphQL operation, named `<type> <name>` once its document
- * is parsed (`graphql.operation` until then, and for a document that does not parse), child of
- * the caller's `traceparent` when there is one, else the root of a new trace. Attributes:
- * graphql.operation.name/type, graphql.error.codes (each code once), gateway.request_id,
- * gateway.upstream.calls (upstream spans made in it), gateway.cache.<result> (see
- * recordCacheRead). Status ERROR when the response has errors and no data, or the operation
- * threw. Put it first in the plugin list, so the span covers the other plugins' work and sees
- * their refusals. No tracer (OTEL_SDK_DISABLED): does nothing.
+ * One SERVER span per GraphQL operation (src/observability/operation-trace.ts). First in the
+ * plugin list, so the span covers the other plugins' work and sees their refusals.
  */
 export function useOperationTracing(tracer: Tracer | undefined): Plugin {
   if (!tracer) return {}
@@ -52,21 +37,20 @@ export function useOperationTracing(tracer: Tracer | undefined): Plugin {
           endOperationTrace(state, error)
           throw error
         }
-        let running: ReturnType<typeof wrapped>
         try {
-          running = wrapped()
+          const running = wrapped()
+          return running ? running.then(done, fail) : done()
         } catch (error) {
           return fail(error)
         }
-        if (running === undefined) return done()
-        return running.then(done, fail)
       },
     },
     onParse() {
       return ({ result, context: { params, request } }) => {
         const state = traces.get(request)
         if (!state?.span.isRecording() || result === null || result instanceof Error) return
-        name(state, result, params?.operationName)
+        const run = runOperation(result, params?.operationName)
+        if (run) nameOperationTrace(state, run.operation.operation, run.shownName)
       }
     },
     onExecutionResult({ request, result, setResult }) {

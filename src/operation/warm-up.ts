@@ -1,7 +1,6 @@
 /**
- * The server context the start-up warm-up (createGateway's `warm`) runs its operations with: no
- * HTTP request carries it (node:http passes `{ req, res }`), so nothing a caller sends can look
- * like the warm-up. The operation log, the metrics and the traces leave these operations out.
+ * The server context of the start-up warm-up's operations, which the log, metrics and traces
+ * leave out: no HTTP request carries it (node:http passes `{ req, res }`).
  */
 export const WARM_UP = { warmUp: true } as const
 
