@@ -149,8 +149,9 @@ describe.skipIf(!redisAvailable)(
       const paths = statements().map((c) => c.path)
       const [first, again] = paths.flatMap((p, i) => (p === targetPath ? [i] : []))
       expect(first).toBe(0)
-      // Made again in replica two's turn (or one's retry, if it came first): not after the backlog.
-      expect(again).toBeLessThanOrEqual(6)
+      // Made again in replica two's turn (or one's retry, if it came first): not after the 150
+      // reads of the backlog. Held reads go on landing while the retry is decided: a few come first.
+      expect(again).toBeLessThanOrEqual(20)
     })
 
     it('five identical traversals at once on each of four replicas: about the calls of one, at most 10 Redis commands per call', async () => {
