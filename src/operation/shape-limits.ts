@@ -20,9 +20,14 @@ export const MAX_DIRECTIVES = 20
 /** graphql-js's check that merged fields agree compares every pair; nothing needs 30. */
 export const MAX_REPEATED_FIELD = 30
 
+/** Per document: yoga's parser cache hands the same object back for the same text. */
+const repeated = new WeakMap<DocumentNode, number>()
+
 /** The most field nodes of one response key in one selection set, each fragment spread in once
  *  (as graphql-js's check collects them: fragments spreading each other do not multiply). */
 function mostRepeated(document: DocumentNode): number {
+  const known = repeated.get(document)
+  if (known !== undefined) return known
   const fragments = new Map<string, SelectionSetNode>()
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) {
@@ -52,6 +57,7 @@ function mostRepeated(document: DocumentNode): number {
       walk(top)
     },
   })
+  repeated.set(document, most)
   return most
 }
 
