@@ -12,21 +12,33 @@ export function useDrain(draining: () => boolean): Plugin {
 }
 
 // A node:http server's requests in flight, from their first bytes to their response's end. Heads
-// still arriving are watched only while draining: a `data` listener slows a socket down.
+// still arriving are watched only while draining (a `data` listener slows a socket down), and
+// count until they pause HEAD_PAUSE_MS: a slow link is waited for, a stalled head is not.
+const HEAD_PAUSE_MS = 2_000
+
 export function trackRequests(server: Server, quietMs: number) {
   const inFlight = new Set<ServerResponse>()
   const sockets = new Set<Socket>()
-  const arriving = new Set<Socket>()
+  const arriving = new Map<Socket, NodeJS.Timeout>()
   let onQuiet: (() => void) | undefined
   let timer: NodeJS.Timeout | undefined
   const wait = () => {
     clearTimeout(timer)
     if (onQuiet && inFlight.size === 0 && arriving.size === 0) timer = setTimeout(onQuiet, quietMs)
   }
+  const arrived = (socket: Socket) => {
+    clearTimeout(arriving.get(socket))
+    arriving.delete(socket)
+  }
   const watch = (socket: Socket) =>
     socket.on('data', () => {
       if ([...inFlight].some((res) => res.socket === socket)) return
-      arriving.add(socket)
+      arrived(socket)
+      const paused = () => {
+        arriving.delete(socket)
+        wait()
+      }
+      arriving.set(socket, setTimeout(paused, HEAD_PAUSE_MS))
       clearTimeout(timer)
     })
   server.on('connection', (socket: Socket) => {
@@ -34,12 +46,12 @@ export function trackRequests(server: Server, quietMs: number) {
     if (onQuiet) watch(socket)
     socket.once('close', () => {
       sockets.delete(socket)
-      arriving.delete(socket)
+      arrived(socket)
       wait()
     })
   })
   server.on('request', (req, res: ServerResponse) => {
-    arriving.delete(req.socket)
+    arrived(req.socket)
     inFlight.add(res)
     clearTimeout(timer)
     res.once('close', () => {

@@ -44,3 +44,24 @@ it('a request whose head is still arriving when the quiet period ends is answere
   expect(response.toLowerCase()).toContain('connection: close')
   expect(await run.exited).toBe(0)
 })
+
+it('a head that stalls while draining holds the drain for a pause, not until SHUTDOWN_TIMEOUT_MS, and gets nothing', async () => {
+  const port = await freePort()
+  const run = startGateway({ PORT: String(port), SHUTDOWN_TIMEOUT_MS: '60000' })
+  await run.ready
+  run.child.kill('SIGTERM')
+  await sleep(100)
+  const socket = connect(port, '127.0.0.1')
+  await once(socket, 'connect')
+  let response = ''
+  socket.on('data', (chunk) => {
+    response += chunk
+  })
+  socket.on('error', () => {})
+  const closed = once(socket, 'close')
+  socket.write('POST /graphql HTTP/1.1\r\nHost: gateway\r\nContent-Ty')
+  expect(await run.exited).toBe(0)
+  await closed
+  expect(response).toBe('')
+  expect(run.output().stdout).not.toContain('SHUTDOWN_TIMEOUT_MS reached')
+})
