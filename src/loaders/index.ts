@@ -26,8 +26,10 @@ export class Loaders {
   ) {
     this.reads = new DataLoader(
       async (requests) =>
-        requests.map((request) => client.send(request, this.scopes.get(request.key) ?? scope)),
-      { cacheKeyFn: (request) => request.key },
+        requests.map((request) =>
+          client.send(request, this.scopes.get(request.pathAndQuery) ?? scope),
+        ),
+      { cacheKeyFn: (request) => request.pathAndQuery },
     )
   }
 
@@ -35,8 +37,8 @@ export class Loaders {
   read<P, T>(endpoint: Endpoint<P, T>, params: P, deferred = false): Promise<T> {
     const request = prepare(endpoint, params)
     const load = this.reads.load(request) as Promise<T>
-    const own = this.scopes.get(request.key)
-    if (!own) this.scopes.set(request.key, this.scopeOf(deferred, load))
+    const own = this.scopes.get(request.pathAndQuery)
+    if (!own) this.scopes.set(request.pathAndQuery, this.scopeOf(deferred, load))
     else if (!deferred) own.deferred = false
     return load
   }

@@ -21,11 +21,10 @@ export function defineEndpoint<P, S extends z.ZodType>(
   return { name, request, response: response as z.ZodType<z.output<S>> }
 }
 
-/** A request ready to send; `key` identifies it for de-duplication (same key, same answer). */
+/** A request ready to send; `pathAndQuery`, canonical, identifies it (same text, same answer). */
 export interface PreparedRequest<T = unknown> {
   readonly endpoint: Endpoint<unknown, T>
   readonly pathAndQuery: string
-  readonly key: string
 }
 
 /** The path, every segment encoded, and a canonical query: absent values dropped, keys sorted,
@@ -42,5 +41,5 @@ export function prepare<P, T>(endpoint: Endpoint<P, T>, params: P): PreparedRequ
   }
   const qs = search.toString()
   const pathAndQuery = qs === '' ? pathname : `${pathname}?${qs}`
-  return { endpoint: endpoint as Endpoint<unknown, T>, pathAndQuery, key: pathAndQuery }
+  return { endpoint: endpoint as Endpoint<unknown, T>, pathAndQuery }
 }
