@@ -101,12 +101,17 @@ export class Resilience {
       const line = { endpoint, code, status, retry: n, delayMs: Math.round(delay) }
       this.logger?.debug({ ...line, requestId: scope.requestId }, 'retrying upstream read')
       await new Promise((resolve, reject) => {
-        const timer = setTimeout(resolve, delay)
         const ended = () => {
           clearTimeout(timer)
           reject(cancelled(endpoint))
         }
-        scope.signal.addEventListener('abort', ended, { once: true })
+        // The listener goes with the wait: an operation's signal outlives many retries.
+        const timer = setTimeout(() => {
+          scope.signal.removeEventListener('abort', ended)
+          resolve(undefined)
+        }, delay)
+        if (scope.signal.aborted) ended()
+        else scope.signal.addEventListener('abort', ended, { once: true })
       })
     }
   }

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { UpstreamError } from '../../../src/upstream/errors.js'
 import { Resilience, RetryBudget, retryDelayMs } from '../../../src/upstream/resilience.js'
@@ -117,6 +118,13 @@ describe('retries', () => {
     await vi.advanceTimersByTimeAsync(1)
     ended.abort()
     expect(await settled).toMatchObject({ cancelled: true })
+  })
+  it('leaves no listener on the operation’s signal once its backoffs are over', async () => {
+    const operation = new AbortController()
+    const read = readOf({ signal: operation.signal })
+    const { value } = await run(new Resilience(policy), [failure(503), failure(503), 'ok'], read)
+    expect(value).toBe('ok')
+    expect(getEventListeners(operation.signal, 'abort')).toHaveLength(0)
   })
 })
 
